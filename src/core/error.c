@@ -1,0 +1,56 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static _Thread_local char g_message[512];
+static _Thread_local const char *g_kernel = "";
+
+const char *nkl_last_error(void) { return g_message; }
+const char *nkl_last_kernel(void) { return g_kernel; }
+
+void nkl__clear_error(void) { g_message[0] = '\0'; }
+
+nkl_status nkl__fail(nkl_status status, const char *fmt, ...) {
+  int n = snprintf(g_message, sizeof g_message, "%s: ", nkl_status_name(status));
+  if (n < 0 || (size_t)n >= sizeof g_message) return status;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g_message + n, sizeof g_message - (size_t)n, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+static int verbose_level(void) {
+  static int level = -1; /* read once; a benign race: every thread computes the same value */
+  if (level < 0) {
+    const char *v = getenv("NKL_VERBOSE");
+    level = (v && *v && strcmp(v, "0") != 0) ? 1 : 0;
+  }
+  return level;
+}
+
+void nkl__ran_kernel(const char *op, const char *kernel) {
+  g_kernel = kernel;
+  if (verbose_level()) fprintf(stderr, "nkl: %s -> %s\n", op, kernel);
+}
+
+const char *nkl_status_name(nkl_status status) {
+  switch (status) {
+  case NKL_OK: return "ok";
+  case NKL_ERR_NULL_POINTER: return "null pointer";
+  case NKL_ERR_BAD_DTYPE: return "bad dtype";
+  case NKL_ERR_BAD_RANK: return "bad rank";
+  case NKL_ERR_BAD_SHAPE: return "bad shape";
+  case NKL_ERR_BAD_STRIDE: return "bad stride";
+  case NKL_ERR_OVERFLOW: return "size overflow";
+  case NKL_ERR_BAD_PARAM: return "bad parameter";
+  case NKL_ERR_UNSUPPORTED: return "unsupported";
+  case NKL_ERR_ALLOC: return "out of memory";
+  case NKL_ERR_ALIAS: return "aliased buffers";
+  case NKL_ERR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}

@@ -1,0 +1,62 @@
+/* Library-internal helpers shared by every op family: errors, validation, dispatch,
+ * threads. Nothing here is part of the public API. */
+#ifndef NKL_CORE_INTERNAL_H
+#define NKL_CORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nkl.h"
+
+/* ---- errors (error.c) ---------------------------------------------------------------- */
+
+/* Records a formatted message for nkl_last_error() and returns status. */
+nkl_status nkl__fail(nkl_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Clears the message at the start of a call. */
+void nkl__clear_error(void);
+/* Records the kernel that ran (for nkl_last_kernel and NKL_VERBOSE). */
+void nkl__ran_kernel(const char *op, const char *kernel);
+
+/* ---- ISA (isa.c) --------------------------------------------------------------------- */
+
+nkl_isa nkl__isa(void); /* the active ISA: min(cpu, NKL_MAX_ISA, nkl_set_max_isa) */
+
+/* A kernel list entry: the first entry whose isa <= active and whose key matches wins.
+ * Lists are ordered best first and end with the portable scalar kernel. */
+typedef struct nkl_kernel_entry {
+  const char *name; /* storage dtype, accumulator, op, ISA: bf16_f32acc_rmsnorm_fwd__avx512 */
+  nkl_isa isa;
+  int key; /* op-defined selector, e.g. a packed (x dtype, w dtype) pair */
+  void (*fn)(void);
+} nkl_kernel_entry;
+
+const nkl_kernel_entry *nkl__select(const nkl_kernel_entry *list, size_t count, int key);
+
+/* ---- threads (threads.c) ------------------------------------------------------------- */
+
+/* Threads for a job touching `bytes` of memory in `items` independent pieces: 1 below a
+ * size where fork/join costs more than it saves, never more than items. */
+int nkl__threads_for(int64_t items, int64_t bytes);
+
+/* Runs body(ctx, lo, hi) over [0, n) split into `threads` contiguous, near-equal blocks
+ * (block t is [n*t/T, n*(t+1)/T)): a fixed split, so results never depend on scheduling. */
+typedef void (*nkl_range_fn)(const void *ctx, int64_t lo, int64_t hi);
+void nkl__parallel_range(int threads, int64_t n, nkl_range_fn body, const void *ctx);
+
+/* ---- validation (tensor.c) ----------------------------------------------------------- */
+
+/* Checks rank range, dims >= 1, dtype known, non-NULL data, element and byte counts
+ * representable; `what` names the argument in messages. */
+nkl_status nkl__check_tensor(const nkl_tensor *t, const char *what);
+int64_t nkl__numel(const nkl_tensor *t);
+bool nkl__is_contiguous(const nkl_tensor *t);
+/* Views t as [rows, cols] with cols = last dim (stride 1) and a uniform row stride. */
+nkl_status nkl__as_rows(const nkl_tensor *t, const char *what, int64_t *rows, int64_t *cols,
+                        int64_t *row_stride);
+/* True if the byte ranges spanned by a and b overlap. */
+bool nkl__overlaps(const nkl_tensor *a, const nkl_tensor *b);
+const char *nkl__shape_str(const nkl_tensor *t, char *buf, size_t len);
+
+#endif /* NKL_CORE_INTERNAL_H */

@@ -1,0 +1,3 @@
+/* Row-norm kernels for the scalar ISA: the shared body over the scalar vector shim. */
+#include "simd/vec_scalar.h"
+#include "norm/rownorm/rownorm_kernels.inc"

@@ -1,0 +1,84 @@
+/* AVX2 + FMA + F16C shim: the 16-lane logical vector is two ymm registers (lo = lanes
+ * 0..7, hi = lanes 8..15). Same lane semantics as vec_scalar.h. */
+#ifndef NKL_VEC_AVX2_H
+#define NKL_VEC_AVX2_H
+
+#include <immintrin.h>
+
+#include "core/convert_scalar.h"
+
+#define NKL_ISA_SUFFIX avx2
+#define VF_LANES 16
+
+typedef struct {
+  __m256 lo, hi;
+} vf;
+
+static inline vf vf_make(__m256 lo, __m256 hi) {
+  vf r = {lo, hi};
+  return r;
+}
+static inline vf vf_set1(float x) { return vf_make(_mm256_set1_ps(x), _mm256_set1_ps(x)); }
+static inline vf vf_zero(void) { return vf_make(_mm256_setzero_ps(), _mm256_setzero_ps()); }
+static inline vf vf_add(vf a, vf b) {
+  return vf_make(_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi));
+}
+static inline vf vf_sub(vf a, vf b) {
+  return vf_make(_mm256_sub_ps(a.lo, b.lo), _mm256_sub_ps(a.hi, b.hi));
+}
+static inline vf vf_mul(vf a, vf b) {
+  return vf_make(_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi));
+}
+
+static inline vf vf_load_f32(const float *p) {
+  return vf_make(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8));
+}
+/* bf16 -> f32: widen to 32 bits and shift into the high half. */
+static inline __m256 nkl__bf16x8_to_f32(__m128i h) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+static inline vf vf_load_bf16(const uint16_t *p) {
+  return vf_make(nkl__bf16x8_to_f32(_mm_loadu_si128((const __m128i *)p)),
+                 nkl__bf16x8_to_f32(_mm_loadu_si128((const __m128i *)(p + 8))));
+}
+static inline vf vf_load_f16(const uint16_t *p) {
+  return vf_make(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
+                 _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8))));
+}
+
+static inline void vf_store_f32(float *p, vf a) {
+  _mm256_storeu_ps(p, a.lo);
+  _mm256_storeu_ps(p + 8, a.hi);
+}
+/* f32 -> bf16, round to nearest even: (u + 0x7FFF + ((u >> 16) & 1)) >> 16; NaN lanes
+ * become (u >> 16) | 0x40 (quiet). Matches nkl__f32_to_bf16. */
+static inline __m256i nkl__f32x8_to_bf16_epi32(__m256 x) {
+  const __m256i u = _mm256_castps_si256(x);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  const __m256i rne = _mm256_srli_epi32(
+      _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
+  const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
+  const __m256i isnan = _mm256_cmpgt_epi32(
+      _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x7F800000));
+  return _mm256_blendv_epi8(rne, quiet, isnan);
+}
+static inline void vf_store_bf16(uint16_t *p, vf a) {
+  /* packus interleaves 128-bit lanes; the permute puts lanes 0..15 back in order */
+  const __m256i packed = _mm256_packus_epi32(nkl__f32x8_to_bf16_epi32(a.lo),
+                                             nkl__f32x8_to_bf16_epi32(a.hi));
+  _mm256_storeu_si256((__m256i *)p, _mm256_permute4x64_epi64(packed, 0xD8));
+}
+static inline void vf_store_f16(uint16_t *p, vf a) {
+  _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT));
+  _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
+static inline float vf_reduce_add(vf a) {
+  const __m256 s8 = _mm256_add_ps(a.lo, a.hi);
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+
+#endif

@@ -1,0 +1,57 @@
+/* AVX-512 F/BW/VL/DQ shim: the 16-lane logical vector is one zmm register. Same lane
+ * semantics as vec_scalar.h. */
+#ifndef NKL_VEC_AVX512_H
+#define NKL_VEC_AVX512_H
+
+#include <immintrin.h>
+
+#include "core/convert_scalar.h"
+
+#ifndef NKL_ISA_SUFFIX
+#define NKL_ISA_SUFFIX avx512
+#endif
+#define VF_LANES 16
+
+typedef __m512 vf;
+
+static inline vf vf_set1(float x) { return _mm512_set1_ps(x); }
+static inline vf vf_zero(void) { return _mm512_setzero_ps(); }
+static inline vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+static inline vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+static inline vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+
+static inline vf vf_load_f32(const float *p) { return _mm512_loadu_ps(p); }
+static inline vf vf_load_bf16(const uint16_t *p) {
+  const __m256i h = _mm256_loadu_si256((const __m256i *)p);
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+static inline vf vf_load_f16(const uint16_t *p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
+}
+
+static inline void vf_store_f32(float *p, vf a) { _mm512_storeu_ps(p, a); }
+/* f32 -> bf16 by integer round-to-nearest-even (matches nkl__f32_to_bf16). vcvtneps2bf16
+ * is not used: it flushes denormals, which would break agreement with the other ISAs. */
+static inline void vf_store_bf16(uint16_t *p, vf a) {
+  const __m512i u = _mm512_castps_si512(a);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb), 16);
+  const __mmask16 isnan = _mm512_cmpgt_epu32_mask(
+      _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)), _mm512_set1_epi32(0x7F800000));
+  r = _mm512_mask_or_epi32(r, isnan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+  _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(r));
+}
+static inline void vf_store_f16(uint16_t *p, vf a) {
+  _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
+static inline float vf_reduce_add(vf a) {
+  const __m256 s8 =
+      _mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1));
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+
+#endif

@@ -1,0 +1,73 @@
+/* Dtype-generic loads and stores on top of an ISA shim (include one vec_<isa>.h first).
+ * `dt` is a compile-time constant at every call site, so the switch folds away. Partial
+ * vectors (row tails) go through a zero-padded 16-lane buffer: zero lanes add nothing to
+ * sums, so the tail keeps the same partial-sum layout as full vectors. */
+#ifndef NKL_VEC_COMMON_H
+#define NKL_VEC_COMMON_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "nkl.h"
+
+#define NKL_CAT_(a, b) a##__##b
+#define NKL_CAT(a, b) NKL_CAT_(a, b)
+/* NKL_KERNEL(bf16_f32acc_rmsnorm_fwd) -> bf16_f32acc_rmsnorm_fwd__avx512 in that TU */
+#define NKL_KERNEL(name) NKL_CAT(name, NKL_ISA_SUFFIX)
+
+static inline vf vf_load_fp8(const uint8_t *p) {
+  float t[VF_LANES];
+  for (int i = 0; i < VF_LANES; i++) t[i] = nkl__fp8e4m3_to_f32(p[i]);
+  return vf_load_f32(t);
+}
+static inline void vf_store_fp8(uint8_t *p, vf a) {
+  float t[VF_LANES];
+  vf_store_f32(t, a);
+  for (int i = 0; i < VF_LANES; i++) p[i] = nkl__f32_to_fp8e4m3(t[i]);
+}
+
+static inline __attribute__((always_inline)) vf vf_load(const void *p, nkl_dtype dt) {
+  switch (dt) {
+  case NKL_F16: return vf_load_f16((const uint16_t *)p);
+  case NKL_BF16: return vf_load_bf16((const uint16_t *)p);
+  case NKL_FP8_E4M3: return vf_load_fp8((const uint8_t *)p);
+  default: return vf_load_f32((const float *)p);
+  }
+}
+
+static inline __attribute__((always_inline)) void vf_store(void *p, nkl_dtype dt, vf a) {
+  switch (dt) {
+  case NKL_F16: vf_store_f16((uint16_t *)p, a); break;
+  case NKL_BF16: vf_store_bf16((uint16_t *)p, a); break;
+  case NKL_FP8_E4M3: vf_store_fp8((uint8_t *)p, a); break;
+  default: vf_store_f32((float *)p, a); break;
+  }
+}
+
+static inline size_t vf_esize(nkl_dtype dt) {
+  return dt == NKL_F32 ? 4 : dt == NKL_FP8_E4M3 ? 1 : 2;
+}
+
+/* Element i of a row of dtype dt. */
+static inline const void *vf_at(const void *p, nkl_dtype dt, int64_t i) {
+  return (const char *)p + i * (int64_t)vf_esize(dt);
+}
+static inline void *vf_at_mut(void *p, nkl_dtype dt, int64_t i) {
+  return (char *)p + i * (int64_t)vf_esize(dt);
+}
+
+/* The first n (< 16) lanes from p, the rest zero. */
+static inline __attribute__((always_inline)) vf vf_load_n(const void *p, nkl_dtype dt,
+                                                           int64_t n) {
+  _Alignas(64) unsigned char buf[VF_LANES * 4] = {0};
+  memcpy(buf, p, (size_t)n * vf_esize(dt));
+  return vf_load(buf, dt);
+}
+static inline __attribute__((always_inline)) void vf_store_n(void *p, nkl_dtype dt, vf a,
+                                                            int64_t n) {
+  _Alignas(64) unsigned char buf[VF_LANES * 4];
+  vf_store(buf, dt, a);
+  memcpy(p, buf, (size_t)n * vf_esize(dt));
+}
+
+#endif
