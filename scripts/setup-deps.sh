@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what building and testing nkl needs on Debian 12 (bookworm), only what is
+# missing. Run as root (or with sudo available). Pinned to bookworm's versions:
+#   cmake 3.25, gcc 12, libcjson-dev 1.7.15, python3 3.11.
+set -euo pipefail
+PKGS=(build-essential cmake pkg-config libcjson-dev python3)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup-deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup-deps: all build dependencies present"
+fi

@@ -1,0 +1,46 @@
+/* The timing protocol of docs/methodology.md, shared by nkl and every candidate it is
+ * compared with: untimed setup, warm-up calls, timed calls with last-level-cache eviction
+ * between them (cold, the default) or without (--warm), batched calls below ~20 us, and the
+ * A B C ... C B A order across candidates. */
+#ifndef NKL_TOOL_TIMING_H
+#define NKL_TOOL_TIMING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nkl.h"
+
+#define TIMING_MAX_SAMPLES 256
+
+typedef struct time_opts {
+  bool warm;    /* skip eviction */
+  int warmup;   /* warm-up calls per candidate (10) */
+  int samples;  /* timed samples per candidate, over both passes (30) */
+} time_opts;
+
+typedef struct timing {
+  int n;
+  double ms[TIMING_MAX_SAMPLES]; /* per-call time of each sample, in order taken */
+  double median, min, p90, cv;   /* ms; cv = stddev / mean */
+  int batch;                     /* calls per sample (1 unless the call is under ~20 us) */
+  int status;                    /* nkl_status of the first failing call, else 0 */
+} timing;
+
+/* One implementation to time: fn(ctx) performs one complete call. */
+typedef struct candidate {
+  const char *name;
+  int (*fn)(void *ctx);
+  void *ctx;
+} candidate;
+
+void time_opts_default(time_opts *o);
+/* Times every candidate: warm-up, then samples/2 samples each in order A B C, then the rest
+ * in order C B A (pooled). t[i] belongs to c[i]. */
+void time_candidates(const candidate *c, int n, const time_opts *o, timing *t);
+double now_ms(void);
+/* Streams through a buffer of 4x the last-level cache (at least 64 MiB), touching every
+ * line with a write, so the next call starts from DRAM. */
+void evict_caches(void);
+int64_t llc_bytes(void);
+
+#endif
