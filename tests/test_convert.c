@@ -19,28 +19,29 @@ static double decode(uint32_t code, int eb, int mb, int bias, bool has_inf) {
   return sign ? -v : v;
 }
 
-/* Independent encode: the nearest finite code by brute force over all codes, ties to the
- * even code; saturating (e4m3) or overflowing to inf beyond max + half an ulp (f16). */
+/* Independent encode: the nearest finite magnitude code (codes of one sign increase with
+ * the value, so a binary search over the decoded codes finds the neighbours), ties to the
+ * even code; past the largest finite value plus half an ulp, infinity (f16, bf16). */
 static uint32_t encode_ref(double v, int eb, int mb, int bias, bool has_inf) {
   const int bits = 1 + eb + mb;
-  if (isnan(v)) return 0xFFFFFFFFu; /* caller checks NaN separately */
-  uint32_t best = 0;
-  double best_d = INFINITY;
-  for (uint32_t c = 0; c < (1u << (bits - 1)); c++) { /* magnitudes */
-    const double d = decode(c, eb, mb, bias, has_inf);
-    if (isnan(d) || isinf(d)) continue;
-    const double diff = fabs(fabs(v) - d);
-    if (diff < best_d || (diff == best_d && (c & 1) == 0)) {
-      best_d = diff;
-      best = c;
-    }
-  }
-  if (has_inf) { /* beyond the largest finite + half ulp: infinity */
-    const double maxf = decode((((1u << eb) - 2) << mb) | ((1u << mb) - 1), eb, mb, bias, true);
+  const uint32_t sign = (v < 0 || (v == 0 && signbit(v))) ? 1u << (bits - 1) : 0;
+  const double a = fabs(v);
+  /* finite magnitude codes: 0 .. top */
+  const uint32_t top = has_inf ? ((((1u << eb) - 1) << mb) - 1) : ((((1u << eb) - 1) << mb) | ((1u << mb) - 2));
+  const double maxf = decode(top, eb, mb, bias, has_inf);
+  if (has_inf) {
     const double half_ulp = ldexp(1.0, (1 << eb) - 2 - bias - mb - 1);
-    if (fabs(v) >= maxf + half_ulp) best = ((1u << eb) - 1) << mb;
+    if (a >= maxf + half_ulp) return sign | (((1u << eb) - 1) << mb);
   }
-  return (v < 0 || (v == 0 && signbit(v)) ? 1u << (bits - 1) : 0) | best;
+  if (a >= maxf) return sign | top;
+  uint32_t lo = 0, hi = top; /* decode(lo) <= a < decode(hi) */
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (decode(mid, eb, mb, bias, has_inf) <= a) lo = mid;
+    else hi = mid;
+  }
+  const double dl = a - decode(lo, eb, mb, bias, has_inf), dh = decode(hi, eb, mb, bias, has_inf) - a;
+  return sign | (dl < dh ? lo : dh < dl ? hi : (lo % 2 == 0 ? lo : hi));
 }
 
 static void test_decode_exhaustive(void) {
@@ -118,13 +119,12 @@ static void test_convert_all_isas(void) {
           CHECK_STATUS(nkl_convert(&ts, &td), NKL_OK);
           for (int64_t i = 0; i < n; i++) {
             double want = nkl_get(src, types[a], i);
-            void *one = tu_alloc(4);
+            unsigned char one[4];
             nkl_set(one, types[b], 0, want);
             const double w = nkl_get(one, types[b], 0), g = nkl_get(dst, types[b], i);
             CHECK((isnan(w) && isnan(g)) || w == g, "%s %s->%s n=%lld i=%lld: %g vs %g",
                   nkl_isa_name(isas[k]), nkl_dtype_name(types[a]), nkl_dtype_name(types[b]),
                   (long long)n, (long long)i, g, w);
-            tu_free(one);
           }
           CHECK(tu_guard_ok(dst), "convert wrote out of bounds");
           tu_free(f);

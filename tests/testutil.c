@@ -43,31 +43,34 @@ int tu_isas(nkl_isa *out) {
   return n;
 }
 
-enum { kGuard = 64 };
+/* Layout: [size_t bytes | guard to 64][data, 64-byte aligned][64 guard bytes]. */
+enum { kHead = 64, kGuard = 64 };
 static const unsigned char kPattern = 0xA5;
 
 void *tu_alloc(size_t bytes) {
-  unsigned char *p = malloc(bytes + 2 * kGuard + sizeof(size_t));
+  const size_t total = (kHead + bytes + kGuard + 63) / 64 * 64;
+  unsigned char *p = aligned_alloc(64, total);
   if (!p) {
     fprintf(stderr, "out of memory\n");
     exit(2);
   }
   memcpy(p, &bytes, sizeof bytes);
-  memset(p + sizeof(size_t), kPattern, kGuard);
-  memset(p + sizeof(size_t) + kGuard + bytes, kPattern, kGuard);
-  return p + sizeof(size_t) + kGuard;
+  memset(p + sizeof bytes, kPattern, kHead - sizeof bytes);
+  memset(p + kHead + bytes, kPattern, total - kHead - bytes);
+  return p + kHead;
 }
 
 bool tu_guard_ok(const void *q) {
-  const unsigned char *p = (const unsigned char *)q - kGuard - sizeof(size_t);
+  const unsigned char *p = (const unsigned char *)q - kHead;
   size_t bytes;
   memcpy(&bytes, p, sizeof bytes);
-  for (int i = 0; i < kGuard; i++)
-    if (p[sizeof(size_t) + i] != kPattern || p[sizeof(size_t) + kGuard + bytes + i] != kPattern)
-      return false;
+  for (size_t i = sizeof bytes; i < kHead; i++)
+    if (p[i] != kPattern) return false;
+  for (size_t i = 0; i < kGuard; i++)
+    if (p[kHead + bytes + i] != kPattern) return false;
   return true;
 }
 
 void tu_free(void *q) {
-  if (q) free((unsigned char *)q - kGuard - sizeof(size_t));
+  if (q) free((unsigned char *)q - kHead);
 }

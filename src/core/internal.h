@@ -45,6 +45,13 @@ int nkl__threads_for(int64_t items, int64_t bytes);
 typedef void (*nkl_range_fn)(const void *ctx, int64_t lo, int64_t hi);
 void nkl__parallel_range(int threads, int64_t n, nkl_range_fn body, const void *ctx);
 
+/* True when an output of `bytes` is better written with non-temporal stores: it is larger
+ * than the last-level cache (it would evict the caller's data and would not survive there
+ * anyway) and `p` and `row_bytes` are multiples of `align`. NKL_STREAM_MIN_BYTES overrides
+ * the size threshold (0 disables streaming). */
+bool nkl__use_streaming_stores(const void *p, int64_t row_bytes, int64_t bytes, size_t align);
+int64_t nkl__llc_bytes(void);
+
 /* ---- validation (tensor.c) ----------------------------------------------------------- */
 
 /* Checks rank range, dims >= 1, dtype known, non-NULL data, element and byte counts

@@ -47,3 +47,34 @@ void nkl__parallel_range(int threads, int64_t n, nkl_range_fn body, const void *
   body(ctx, 0, n);
 #endif
 }
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int64_t nkl__llc_bytes(void) {
+  static _Atomic int64_t cached = 0;
+  int64_t v = atomic_load(&cached);
+  if (v) return v;
+  v = 32 << 20; /* a typical server LLC slice, if sysfs says nothing */
+  FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+  if (f) {
+    long k;
+    char unit = 'K';
+    if (fscanf(f, "%ld%c", &k, &unit) >= 1 && k > 0) v = (int64_t)k * (unit == 'M' ? 1048576 : 1024);
+    fclose(f);
+  }
+  atomic_store(&cached, v);
+  return v;
+}
+
+bool nkl__use_streaming_stores(const void *p, int64_t row_bytes, int64_t bytes, size_t align) {
+  static _Atomic int64_t threshold = -1;
+  int64_t t = atomic_load(&threshold);
+  if (t < 0) {
+    const char *env = getenv("NKL_STREAM_MIN_BYTES");
+    t = env && *env ? atoll(env) : nkl__llc_bytes();
+    if (t == 0) t = INT64_MAX;
+    atomic_store(&threshold, t);
+  }
+  return bytes >= t && (uintptr_t)p % align == 0 && row_bytes % (int64_t)align == 0;
+}

@@ -73,6 +73,18 @@ static inline void vf_store_f16(uint16_t *p, vf a) {
   _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT));
 }
 
+/* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */
+static inline void vf_stream_f32(float *p, vf a) {
+  _mm256_stream_ps(p, a.lo);
+  _mm256_stream_ps(p + 8, a.hi);
+}
+static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)) {
+  _Alignas(32) uint16_t t[16];
+  store(t, a);
+  _mm256_stream_si256((__m256i *)p, _mm256_load_si256((const __m256i *)t));
+}
+static inline void vf_stream_fence(void) { _mm_sfence(); }
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   const __m256 s8 = _mm256_add_ps(a.lo, a.hi);

@@ -44,6 +44,17 @@ static inline __attribute__((always_inline)) void vf_store(void *p, nkl_dtype dt
   }
 }
 
+/* Non-temporal store of a full vector; p must be aligned to 16 elements' bytes (f32: 64,
+ * f16/bf16: 32). fp8 falls back to a plain store. Call vf_stream_fence() after the last. */
+static inline __attribute__((always_inline)) void vf_stream(void *p, nkl_dtype dt, vf a) {
+  switch (dt) {
+  case NKL_F16: vf_stream_16((uint16_t *)p, a, vf_store_f16); break;
+  case NKL_BF16: vf_stream_16((uint16_t *)p, a, vf_store_bf16); break;
+  case NKL_FP8_E4M3: vf_store_fp8((uint8_t *)p, a); break;
+  default: vf_stream_f32((float *)p, a); break;
+  }
+}
+
 static inline size_t vf_esize(nkl_dtype dt) {
   return dt == NKL_F32 ? 4 : dt == NKL_FP8_E4M3 ? 1 : 2;
 }

@@ -38,6 +38,11 @@ static inline void vf_store_f16(uint16_t *p, vf a) {
   for (int i = 0; i < VF_LANES; i++) p[i] = nkl__f32_to_f16(a.v[i]);
 }
 
+/* No streaming stores in portable C: plain stores. */
+static inline void vf_stream_f32(float *p, vf a) { vf_store_f32(p, a); }
+static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)) { store(p, a); }
+static inline void vf_stream_fence(void) {}
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   float s[8];

@@ -114,10 +114,12 @@ static nkl_status rownorm(const char *op, rownorm_kind kind, const nkl_tensor *x
   const nkl_kernel_entry *k = nkl__select(list, count, KEY(x->dtype, wt));
   if (!k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
 
+  const size_t es = nkl_dtype_size(x->dtype);
   const rownorm_args args = {x->data, xrs,  y->data, yrs, w ? w->data : NULL,
                              b ? b->data : NULL, n, eps,
                              mean ? (float *)mean->data : NULL,
-                             rstd ? (float *)rstd->data : NULL};
+                             rstd ? (float *)rstd->data : NULL,
+                             nkl__use_streaming_stores(y->data, yrs * (int64_t)es, m * n * (int64_t)es, 16 * es)};
   const int64_t bytes = 2 * m * n * (int64_t)nkl_dtype_size(x->dtype);
   /* Rows are independent, so the thread split never changes a result. */
   nkl__parallel_range(nkl__threads_for(m, bytes), m, (nkl_range_fn)k->fn, &args);

@@ -18,6 +18,7 @@ typedef struct rownorm_args {
   int64_t n;
   float eps;
   float *mean, *rstd; /* [rows] or NULL */
+  int stream;         /* write y with non-temporal stores (y and its rows are aligned) */
 } rownorm_args;
 
 /* A microkernel normalizes rows [r0, r1) of the rownorm_args it is given; it is
