@@ -113,6 +113,8 @@ static void test_convert_all_isas(void) {
           void *src = tu_alloc((size_t)n * 4), *dst = tu_alloc((size_t)n * 4);
           nkl_fill_normal(f, NKL_F32, n, (uint64_t)(n + a), 100.0);
           if (n > 3) f[1] = NAN, f[2] = INFINITY, f[3] = -1e-7f;
+          /* f32 subnormals (bf16 keeps them; vcvtneps2bf16 alone would flush them) */
+          for (int64_t i = 4; i < n; i += 5) f[i] = (i % 2 ? -1.0f : 1.0f) * 1e-39f * (float)(i % 11);
           for (int64_t i = 0; i < n; i++) nkl_set(src, types[a], i, f[i]);
           nkl_tensor ts = nkl_tensor_make(types[a], 1, &n, src);
           nkl_tensor td = nkl_tensor_make(types[b], 1, &n, dst);
