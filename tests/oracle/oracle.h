@@ -59,4 +59,27 @@ double oracle_layernorm_row(const double *x, int64_t n, const double *w, const d
 double rownorm_tolerance(nkl_dtype out, int64_t n, double ref, double xhat_scale, double w,
                          double b);
 
+/* ---- row-norm variants (rownorm_ext.c) ----------------------------------------------- */
+
+/* y = x * rsqrt(mean(x^2) + eps) * (1 + w); returns rstd. */
+double oracle_gemma_rmsnorm_row(const double *x, int64_t n, const double *w, double eps,
+                                double *y);
+/* r = x + res rounded to the storage type dt. */
+void oracle_fused_add_row(const double *x, const double *res, int64_t n, nkl_dtype dt,
+                          double *r);
+/* Independent e4m3 encoder (nearest of the finite codes, ties to even, saturating at 448,
+ * NaN -> 0x7F with the sign) and decoder. */
+uint8_t oracle_e4m3_encode(double v);
+double oracle_e4m3_decode(uint8_t c);
+/* Per-row quantization of y: scale = max(max|y|, floor) / 448 (NaN if any y is NaN); q =
+ * the decoded e4m3 value of y / scale. Returns scale. */
+double oracle_quant_row(const double *y, int64_t n, double scale_floor, double *q);
+/* Checks one quantized row (codes q, scale) against oracle_quant_row(yref), y_tol bounding
+ * the f32 error of the y the kernel quantized: scale within y_tol / 448 plus rounding, and
+ * each code between the codes of (y -+ error) / scale. Element indices start at index0. */
+void oracle_check_quant_row(nkl_cmp *cmp, const double *yref, int64_t n, double y_tol,
+                            double scale_floor, const uint8_t *q, float scale, int64_t index0);
+/* Weight norm of one row: out = v * g / ||v||; returns ||v||. */
+double oracle_weightnorm_row(const double *v, int64_t n, double g, double *out);
+
 #endif

@@ -6,6 +6,12 @@
 
 #include "adapter.h"
 
+static int64_t nkl__numel_of(const nkl_tensor *t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->rank; i++) n *= t->shape[i];
+  return n;
+}
+
 /* ---- row norms: RMSNormFwd, LayerNormFwd ---------------------------------------------- */
 
 typedef enum { RN_RMS, RN_LN } rn_kind;
@@ -127,4 +133,229 @@ static void rn_destroy(void *p) {
 static const nkl_adapter kRmsNormFwd = {"RMSNormFwd", rms_create, rn_run, rn_check, rn_destroy};
 static const nkl_adapter kLayerNormFwd = {"LayerNormFwd", ln_create, rn_run, rn_check, rn_destroy};
 
-const nkl_adapter *const nkl_norm_adapters[] = {&kRmsNormFwd, &kLayerNormFwd, NULL};
+/* ---- row-norm variants: Gemma, fused add, AdaLN, QK, group, quantized, weight norm ----- */
+
+typedef enum { RX_GEMMA, RX_FADD_RMS, RX_FADD_LN, RX_ADALN, RX_QK, RX_GROUP, RX_RMSQ, RX_LNQ, RX_WN } rx_kind;
+
+typedef struct rx_case {
+  rx_kind kind;
+  nkl_dtype dt;
+  int64_t m, n;
+  float eps;
+  case_info *info;
+  nkl_tensor *x, *res, *w, *b, *g, *y, *ro, *k, *kw, *ky, *mean, *rstd, *scale;
+} rx_case;
+
+static bool rx_ln(rx_kind k) { return k == RX_FADD_LN || k == RX_ADALN || k == RX_LNQ; }
+static bool rx_quant(rx_kind k) { return k == RX_RMSQ || k == RX_LNQ; }
+static bool rx_fused(rx_kind k) { return k == RX_FADD_RMS || k == RX_FADD_LN; }
+
+/* flops and bytes per ../shared/spec/operators.md */
+static void rx_counts(const rx_case *c, case_info *info) {
+  const double e = (double)nkl_dtype_size(c->dt), mn = (double)(c->m * c->n), n = (double)c->n,
+               m = (double)c->m;
+  switch (c->kind) {
+  case RX_GEMMA: info->flops = 5 * mn, info->bytes = (2 * mn + n) * e; break;
+  case RX_FADD_RMS: info->flops = 5 * mn, info->bytes = (4 * mn + n) * e; break;
+  case RX_FADD_LN: info->flops = 6 * mn, info->bytes = (4 * mn + 2 * n) * e; break;
+  case RX_ADALN: info->flops = 5 * mn, info->bytes = 4 * mn * e; break;
+  case RX_QK: info->flops = 8 * mn, info->bytes = (4 * mn + 2 * n) * e; break;
+  case RX_GROUP: info->flops = 4 * mn, info->bytes = 3 * mn * e + 4 * m; break;
+  case RX_RMSQ: info->flops = 7 * mn, info->bytes = (mn + n) * e + mn + 4 * m; break;
+  case RX_LNQ: info->flops = 8 * mn, info->bytes = (mn + 2 * n) * e + mn + 4 * m; break;
+  case RX_WN: info->flops = 4 * mn, info->bytes = (2 * mn + m) * e + 4 * m; break;
+  }
+}
+
+static void *rx_create(nkl_desc *d, case_info *info, rx_kind kind, char *err, size_t el) {
+  static const nkl_dtype kTypes[] = {NKL_F32, NKL_F16, NKL_BF16};
+  rx_case *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->kind = kind;
+  c->info = info;
+  int64_t xs[NKL_MAX_RANK], ns[NKL_MAX_RANK];
+  int rank = 0, nn = 0;
+  double eps = rx_ln(kind) ? 1e-5 : 1e-6; /* per the spec */
+  if (case_dtype(d, kTypes, 3, &c->dt, err, el) < 0) goto fail;
+  int r = desc_ints(d, "x", xs, NKL_MAX_RANK, &rank, err, el);
+  if (r != 0) {
+    if (r > 0) snprintf(err, el, "%s needs x=[...]", d->op);
+    goto fail;
+  }
+  if ((r = desc_ints(d, "normalized", ns, NKL_MAX_RANK, &nn, err, el)) < 0) goto fail;
+  if (r == 0 && (nn != 1 || ns[0] != xs[rank - 1])) {
+    snprintf(err, el, "normalized must be [last dim of x] (row norms reduce the last dim)");
+    goto fail;
+  }
+  if (kind != RX_WN && desc_double(d, "eps", &eps, err, el) < 0) goto fail;
+  if (kind == RX_GROUP && rank < 2) {
+    snprintf(err, el, "GroupRMSNormFwd needs x=[..., G, D]");
+    goto fail;
+  }
+  c->eps = (float)eps;
+  c->n = xs[rank - 1];
+  c->m = 1;
+  for (int i = 0; i < rank - 1; i++) c->m *= xs[i];
+  const nkl_dtype dt = c->dt, yt = rx_quant(kind) ? NKL_FP8_E4M3 : dt;
+  if (!(c->x = case_add(info, kind == RX_QK ? "q" : kind == RX_WN ? "v" : "x", false, dt, rank, xs, err, el)))
+    goto fail;
+  if (rx_fused(kind) && !(c->res = case_add(info, "residual", false, dt, rank, xs, err, el))) goto fail;
+  if (kind == RX_QK && !(c->k = case_add(info, "k", false, dt, rank, xs, err, el))) goto fail;
+  if (kind == RX_ADALN) {
+    if (!(c->w = case_add(info, "scale", false, dt, rank, xs, err, el)) ||
+        !(c->b = case_add(info, "shift", false, dt, rank, xs, err, el)))
+      goto fail;
+  } else if (kind == RX_GROUP) {
+    if (!(c->w = case_add(info, "weight", false, dt, 2, xs + rank - 2, err, el))) goto fail;
+  } else if (kind == RX_WN) {
+    if (!(c->g = case_add(info, "g", false, dt, 1, &c->m, err, el))) goto fail;
+  } else {
+    if (!(c->w = case_add(info, kind == RX_QK ? "q_weight" : "weight", false, dt, 1, &c->n, err, el)))
+      goto fail;
+    if (kind == RX_QK && !(c->kw = case_add(info, "k_weight", false, dt, 1, &c->n, err, el))) goto fail;
+    if (rx_ln(kind) && !(c->b = case_add(info, "bias", false, dt, 1, &c->n, err, el))) goto fail;
+  }
+  if (!(c->y = case_add(info, rx_quant(kind) ? "q" : kind == RX_QK ? "q_out" : "y", true, yt, rank, xs, err, el)))
+    goto fail;
+  if (rx_fused(kind) && !(c->ro = case_add(info, "residual_out", true, dt, rank, xs, err, el))) goto fail;
+  if (kind == RX_QK && !(c->ky = case_add(info, "k_out", true, dt, rank, xs, err, el))) goto fail;
+  if (rx_quant(kind)) {
+    if (!(c->scale = case_add(info, "scale", true, NKL_F32, 1, &c->m, err, el))) goto fail;
+  } else if (kind != RX_QK) {
+    if (rx_ln(kind) && !(c->mean = case_add(info, "mean", true, NKL_F32, 1, &c->m, err, el))) goto fail;
+    if (!(c->rstd = case_add(info, kind == RX_WN ? "norm" : "rstd", true, NKL_F32, 1, &c->m, err, el)))
+      goto fail;
+  }
+  const int64_t mn = c->m * c->n;
+  nkl_fill_normal(c->x->data, dt, mn, 1, 1.0);
+  if (c->res) nkl_fill_normal(c->res->data, dt, mn, 4, 1.0);
+  if (c->k) nkl_fill_normal(c->k->data, dt, mn, 5, 1.0);
+  if (c->w) nkl_fill_normal(c->w->data, dt, nkl__numel_of(c->w), 2, 1.0);
+  if (c->b) nkl_fill_normal(c->b->data, dt, nkl__numel_of(c->b), 3, 1.0);
+  if (c->kw) nkl_fill_normal(c->kw->data, dt, c->n, 6, 1.0);
+  if (c->g) nkl_fill_normal(c->g->data, dt, c->m, 7, 1.0);
+  rx_counts(c, info);
+  return c;
+fail:
+  case_free_args(info);
+  free(c);
+  return NULL;
+}
+
+#define RX_CREATE(name, kind)                                                             \
+  static void *name(nkl_desc *d, case_info *info, char *err, size_t el) {                 \
+    return rx_create(d, info, kind, err, el);                                             \
+  }
+RX_CREATE(gemma_create, RX_GEMMA)
+RX_CREATE(fadd_rms_create, RX_FADD_RMS)
+RX_CREATE(fadd_ln_create, RX_FADD_LN)
+RX_CREATE(adaln_create, RX_ADALN)
+RX_CREATE(qk_create, RX_QK)
+RX_CREATE(group_create, RX_GROUP)
+RX_CREATE(rmsq_create, RX_RMSQ)
+RX_CREATE(lnq_create, RX_LNQ)
+RX_CREATE(wn_create, RX_WN)
+
+static nkl_status rx_run(void *p) {
+  rx_case *c = p;
+  switch (c->kind) {
+  case RX_GEMMA: return nkl_gemma_rmsnorm_fwd(c->x, c->w, c->eps, c->y, c->rstd);
+  case RX_FADD_RMS: return nkl_fused_add_rmsnorm_fwd(c->x, c->res, c->w, c->eps, c->y, c->ro, c->rstd);
+  case RX_FADD_LN:
+    return nkl_fused_add_layernorm_fwd(c->x, c->res, c->w, c->b, c->eps, c->y, c->ro, c->mean, c->rstd);
+  case RX_ADALN: return nkl_adalayernorm_fwd(c->x, c->w, c->b, c->eps, c->y, c->mean, c->rstd);
+  case RX_QK: return nkl_qknorm_fwd(c->x, c->k, c->w, c->kw, c->eps, c->y, c->ky);
+  case RX_GROUP: return nkl_group_rmsnorm_fwd(c->x, c->w, c->eps, c->y, c->rstd);
+  case RX_RMSQ: return nkl_rmsnorm_quant_fwd(c->x, c->w, c->eps, 1e-12f, c->y, c->scale);
+  case RX_LNQ: return nkl_layernorm_quant_fwd(c->x, c->w, c->b, c->eps, 1e-12f, c->y, c->scale);
+  case RX_WN: return nkl_weightnorm_fwd(c->x, c->g, c->y, c->rstd);
+  }
+  return NKL_ERR_INTERNAL;
+}
+
+static void rx_row(const void *p, nkl_dtype dt, int64_t off, int64_t n, double *out) {
+  for (int64_t i = 0; i < n; i++) out[i] = nkl_get(p, dt, off + i);
+}
+
+/* One normalized row (of y, q_out or k_out, or the codes of q) against the oracle. */
+static void rx_check_row(const rx_case *c, nkl_cmp *cmp, const double *x, const double *w,
+                         const double *b, const nkl_tensor *out, const float *stat, int64_t r,
+                         double *yref) {
+  const int64_t n = c->n;
+  double mean = 0.0, rstd;
+  if (c->kind == RX_WN) rstd = 1.0 / oracle_weightnorm_row(x, n, w[0], yref);
+  else if (c->kind == RX_GEMMA) rstd = oracle_gemma_rmsnorm_row(x, n, w, c->eps, yref);
+  else if (rx_ln(c->kind)) rstd = oracle_layernorm_row(x, n, w, b, c->eps, yref, &mean);
+  else rstd = oracle_rmsnorm_row(x, n, w, c->eps, yref);
+  const double gamma = ((double)n / 16.0 + 12.0) * 0x1p-24;
+  const nkl_dtype ot = rx_quant(c->kind) ? NKL_F32 : c->dt;
+  double ytol = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    const double wi = c->kind == RX_WN ? w[0] : c->kind == RX_GEMMA ? 1.0 + w[i] : w[i];
+    const double t = rownorm_tolerance(ot, n, yref[i], (fabs(x[i]) + fabs(mean)) * rstd + 1.0,
+                                       wi, b ? b[i] : 0.0);
+    if (rx_quant(c->kind)) ytol = t > ytol ? t : ytol;
+    else nkl_cmp_add(cmp, nkl_get(out->data, c->dt, r * n + i), yref[i], t, r * n + i);
+  }
+  if (rx_quant(c->kind)) {
+    oracle_check_quant_row(cmp, yref, n, ytol, 1e-12, (const uint8_t *)out->data + r * n,
+                           ((float *)c->scale->data)[r], r * n);
+    return;
+  }
+  if (!stat) return;
+  const double want = c->kind == RX_WN ? 1.0 / rstd : rstd;
+  nkl_cmp_add(cmp, stat[r], want, 4 * gamma * want, -1);
+  if (c->mean) nkl_cmp_add(cmp, ((float *)c->mean->data)[r], mean, 4 * gamma * (fabs(mean) + 1.0 / rstd), -1);
+}
+
+/* Every output of every row against the oracle (one pass in double). */
+static void rx_check(void *p, check_result *res) {
+  rx_case *c = p;
+  const int64_t n = c->n, G = c->kind == RX_GROUP ? c->w->shape[0] : 1;
+  double *x = malloc((size_t)n * 8), *r = malloc((size_t)n * 8), *w = malloc((size_t)n * 8),
+         *b = malloc((size_t)n * 8), *y = malloc((size_t)n * 8);
+  nkl_cmp_init(&res->cmp);
+  for (int64_t row = 0; row < c->m; row++) {
+    const int64_t woff = c->kind == RX_ADALN ? row * n : c->kind == RX_GROUP ? (row % G) * n : 0;
+    if (c->w) rx_row(c->w->data, c->dt, woff, n, w);
+    if (c->b) rx_row(c->b->data, c->dt, woff, n, b);
+    if (c->g) w[0] = nkl_get(c->g->data, c->dt, row);
+    rx_row(c->x->data, c->dt, row * n, n, x);
+    if (c->res) {
+      rx_row(c->res->data, c->dt, row * n, n, r);
+      oracle_fused_add_row(x, r, n, c->dt, x);
+      for (int64_t i = 0; i < n; i++)
+        nkl_cmp_add(&res->cmp, nkl_get(c->ro->data, c->dt, row * n + i), x[i], 0.0, row * n + i);
+    }
+    rx_check_row(c, &res->cmp, x, w, c->b ? b : NULL, c->y, c->rstd ? c->rstd->data : NULL, row, y);
+    if (c->k) {
+      rx_row(c->k->data, c->dt, row * n, n, x);
+      rx_row(c->kw->data, c->dt, 0, n, w);
+      rx_check_row(c, &res->cmp, x, w, NULL, c->ky, NULL, row, y);
+    }
+  }
+  res->pass = res->cmp.bad == 0;
+  snprintf(res->note, sizeof res->note, "all %lld outputs%s and row statistics",
+           (long long)(c->m * n), c->k ? " of q and k" : c->res ? " (and residual_out)" : "");
+  free(x), free(r), free(w), free(b), free(y);
+}
+
+static void rx_destroy(void *p) {
+  rx_case *c = p;
+  case_free_args(c->info);
+  free(c);
+}
+
+static const nkl_adapter kGemma = {"GemmaRMSNormFwd", gemma_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kFaddRms = {"FusedAddRMSNormFwd", fadd_rms_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kFaddLn = {"FusedAddLayerNormFwd", fadd_ln_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kAdaLn = {"AdaLayerNormFwd", adaln_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kQk = {"QKNormFwd", qk_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kGroup = {"GroupRMSNormFwd", group_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kRmsQ = {"RMSNormQuantFwd", rmsq_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kLnQ = {"LayerNormQuantFwd", lnq_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kWn = {"WeightNormFwd", wn_create, rx_run, rx_check, rx_destroy};
+
+const nkl_adapter *const nkl_norm_adapters[] = {
+    &kRmsNormFwd, &kLayerNormFwd, &kGemma, &kFaddRms, &kFaddLn, &kAdaLn, &kQk,
+    &kGroup,      &kRmsQ,         &kLnQ,   &kWn,      NULL};
