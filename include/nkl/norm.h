@@ -70,6 +70,19 @@ nkl_status nkl_layernorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w,
 nkl_status nkl_weightnorm_fwd(const nkl_tensor *v, const nkl_tensor *g, nkl_tensor *out,
                               nkl_tensor *norm);
 
+/* Backward of RMSNorm / LayerNorm given the forward's statistics (rstd, and mean for LN;
+ * f32, one per row). With z = (x - mean) * rstd (mean = 0 for RMS) and g = dy * w:
+ *   dx = rstd * (g - z * mean(g * z) - mean(g))      (RMS: without the mean(g) term)
+ *   dw = sum over rows of dy * z,  db = sum over rows of dy
+ * dy and dx have x's shape and dtype (dx may be x or dy itself); w may be NULL (1); dw and
+ * db (optional) are [N] in w's dtype (x's when w is NULL). dw/db are reduced in a fixed
+ * order: identical for any thread count. */
+nkl_status nkl_rmsnorm_bwd(const nkl_tensor *x, const nkl_tensor *dy, const nkl_tensor *w,
+                           const nkl_tensor *rstd, nkl_tensor *dx, nkl_tensor *dw);
+nkl_status nkl_layernorm_bwd(const nkl_tensor *x, const nkl_tensor *dy, const nkl_tensor *w,
+                             const nkl_tensor *mean, const nkl_tensor *rstd, nkl_tensor *dx,
+                             nkl_tensor *dw, nkl_tensor *db);
+
 #ifdef __cplusplus
 }
 #endif

@@ -82,4 +82,13 @@ void oracle_check_quant_row(nkl_cmp *cmp, const double *yref, int64_t n, double 
 /* Weight norm of one row: out = v * g / ||v||; returns ||v||. */
 double oracle_weightnorm_row(const double *v, int64_t n, double g, double *out);
 
+/* ---- row-norm backward (rownorm_bwd.c) ----------------------------------------------- */
+
+/* One row of the RMSNorm (ln = false, mean ignored) / LayerNorm backward given the
+ * forward's mean and rstd: writes dx, adds dy * z to dw[] and dy to db[] (each may be
+ * NULL), and, if tol_scale is not NULL, the magnitude of dx's rounded terms per element. */
+void oracle_rownorm_bwd_row(const double *x, const double *dy, const double *w, int64_t n,
+                            double mean, double rstd, bool ln, double *dx, double *dw,
+                            double *db, double *tol_scale);
+
 #endif

@@ -356,6 +356,133 @@ static const nkl_adapter kRmsQ = {"RMSNormQuantFwd", rmsq_create, rx_run, rx_che
 static const nkl_adapter kLnQ = {"LayerNormQuantFwd", lnq_create, rx_run, rx_check, rx_destroy};
 static const nkl_adapter kWn = {"WeightNormFwd", wn_create, rx_run, rx_check, rx_destroy};
 
+/* ---- backward: RMSNormBwd, LayerNormBwd --------------------------------------------- */
+
+typedef struct bw_case {
+  bool ln;
+  nkl_dtype dt;
+  int64_t m, n;
+  case_info *info;
+  nkl_tensor *x, *dy, *w, *mean, *rstd, *dx, *dw, *db;
+} bw_case;
+
+static void *bw_create(nkl_desc *d, case_info *info, bool ln, char *err, size_t el) {
+  static const nkl_dtype kTypes[] = {NKL_F32, NKL_F16, NKL_BF16};
+  bw_case *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->ln = ln;
+  c->info = info;
+  int64_t xs[NKL_MAX_RANK], ns[NKL_MAX_RANK];
+  int rank = 0, nn = 0;
+  if (case_dtype(d, kTypes, 3, &c->dt, err, el) < 0) goto fail;
+  int r = desc_ints(d, "x", xs, NKL_MAX_RANK, &rank, err, el);
+  if (r != 0) {
+    if (r > 0) snprintf(err, el, "%s needs x=[...]", d->op);
+    goto fail;
+  }
+  if ((r = desc_ints(d, "normalized", ns, NKL_MAX_RANK, &nn, err, el)) < 0) goto fail;
+  if (r == 0 && (nn != 1 || ns[0] != xs[rank - 1])) {
+    snprintf(err, el, "normalized must be [last dim of x] (row norms reduce the last dim)");
+    goto fail;
+  }
+  c->n = xs[rank - 1];
+  c->m = 1;
+  for (int i = 0; i < rank - 1; i++) c->m *= xs[i];
+  const nkl_dtype dt = c->dt;
+  if (!(c->x = case_add(info, "x", false, dt, rank, xs, err, el)) ||
+      !(c->dy = case_add(info, "dy", false, dt, rank, xs, err, el)) ||
+      !(c->w = case_add(info, "weight", false, dt, 1, &c->n, err, el)) ||
+      (ln && !(c->mean = case_add(info, "mean", false, NKL_F32, 1, &c->m, err, el))) ||
+      !(c->rstd = case_add(info, "rstd", false, NKL_F32, 1, &c->m, err, el)) ||
+      !(c->dx = case_add(info, "dx", true, dt, rank, xs, err, el)) ||
+      !(c->dw = case_add(info, "dw", true, dt, 1, &c->n, err, el)) ||
+      (ln && !(c->db = case_add(info, "db", true, dt, 1, &c->n, err, el))))
+    goto fail;
+  nkl_fill_normal(c->x->data, dt, c->m * c->n, 1, 1.0);
+  nkl_fill_normal(c->dy->data, dt, c->m * c->n, 8, 1.0);
+  nkl_fill_normal(c->w->data, dt, c->n, 2, 1.0);
+  /* mean/rstd from a forward pass over the same x (eps 1e-5 LN, 1e-6 RMS, per the spec):
+   * the oracle's, rounded to f32 */
+  double *x = malloc((size_t)c->n * 8), *y = malloc((size_t)c->n * 8);
+  for (int64_t row = 0; row < c->m; row++) {
+    for (int64_t i = 0; i < c->n; i++) x[i] = nkl_get(c->x->data, dt, row * c->n + i);
+    double mean = 0.0;
+    const double rstd = ln ? oracle_layernorm_row(x, c->n, NULL, NULL, 1e-5, y, &mean)
+                           : oracle_rmsnorm_row(x, c->n, NULL, 1e-6, y);
+    ((float *)c->rstd->data)[row] = (float)rstd;
+    if (ln) ((float *)c->mean->data)[row] = (float)mean;
+  }
+  free(x), free(y);
+  const double e = (double)nkl_dtype_size(dt), mn = (double)(c->m * c->n), n = (double)c->n,
+               m = (double)c->m;
+  info->flops = (ln ? 12.0 : 9.0) * mn;
+  info->bytes = ln ? (3 * mn + 3 * n) * e + 8 * m : (3 * mn + 2 * n) * e + 4 * m;
+  return c;
+fail:
+  case_free_args(info);
+  free(c);
+  return NULL;
+}
+
+static void *rms_bwd_create(nkl_desc *d, case_info *info, char *err, size_t el) {
+  return bw_create(d, info, false, err, el);
+}
+static void *ln_bwd_create(nkl_desc *d, case_info *info, char *err, size_t el) {
+  return bw_create(d, info, true, err, el);
+}
+
+static nkl_status bw_run(void *p) {
+  bw_case *c = p;
+  if (c->ln) return nkl_layernorm_bwd(c->x, c->dy, c->w, c->mean, c->rstd, c->dx, c->dw, c->db);
+  return nkl_rmsnorm_bwd(c->x, c->dy, c->w, c->rstd, c->dx, c->dw);
+}
+
+/* Every dx element, and dw/db, against the oracle (one pass in double). */
+static void bw_check(void *p, check_result *res) {
+  bw_case *c = p;
+  const int64_t n = c->n;
+  const nkl_dtype dt = c->dt;
+  double *x = malloc((size_t)n * 8), *dy = malloc((size_t)n * 8), *w = malloc((size_t)n * 8);
+  double *dx = malloc((size_t)n * 8), *ts = malloc((size_t)n * 8);
+  double *dw = calloc((size_t)n, 8), *db = calloc((size_t)n, 8), *adw = calloc((size_t)n, 8),
+         *adb = calloc((size_t)n, 8);
+  for (int64_t i = 0; i < n; i++) w[i] = nkl_get(c->w->data, dt, i);
+  const double gamma = ((double)n / 16.0 + 12.0) * 0x1p-24;
+  nkl_cmp_init(&res->cmp);
+  for (int64_t r = 0; r < c->m; r++) {
+    for (int64_t i = 0; i < n; i++)
+      x[i] = nkl_get(c->x->data, dt, r * n + i), dy[i] = nkl_get(c->dy->data, dt, r * n + i);
+    const double mean = c->ln ? ((float *)c->mean->data)[r] : 0.0, rstd = ((float *)c->rstd->data)[r];
+    oracle_rownorm_bwd_row(x, dy, w, n, mean, rstd, c->ln, dx, dw, db, ts);
+    for (int64_t i = 0; i < n; i++) {
+      adw[i] += fabs(dy[i] * (x[i] - mean) * rstd), adb[i] += fabs(dy[i]);
+      nkl_cmp_add(&res->cmp, nkl_get(c->dx->data, dt, r * n + i), dx[i],
+                  nkl_unit_roundoff(dt) * fabs(dx[i]) + nkl_denorm_min(dt) + 4 * gamma * ts[i], r * n + i);
+    }
+  }
+  const double gm = ((double)c->m + 16.0) * 0x1p-24; /* m sequential f32 adds per column */
+  for (int64_t i = 0; i < n; i++) {
+    nkl_cmp_add(&res->cmp, nkl_get(c->dw->data, dt, i), dw[i],
+                nkl_unit_roundoff(dt) * fabs(dw[i]) + nkl_denorm_min(dt) + 2 * gm * adw[i], -2);
+    if (c->ln)
+      nkl_cmp_add(&res->cmp, nkl_get(c->db->data, dt, i), db[i],
+                  nkl_unit_roundoff(dt) * fabs(db[i]) + nkl_denorm_min(dt) + 2 * gm * adb[i], -3);
+  }
+  res->pass = res->cmp.bad == 0;
+  snprintf(res->note, sizeof res->note, "all %lld dx and %lld %s", (long long)(c->m * n),
+           (long long)n, c->ln ? "dw, db" : "dw");
+  free(x), free(dy), free(w), free(dx), free(ts), free(dw), free(db), free(adw), free(adb);
+}
+
+static void bw_destroy(void *p) {
+  bw_case *c = p;
+  case_free_args(c->info);
+  free(c);
+}
+
+static const nkl_adapter kRmsBwd = {"RMSNormBwd", rms_bwd_create, bw_run, bw_check, bw_destroy};
+static const nkl_adapter kLnBwd = {"LayerNormBwd", ln_bwd_create, bw_run, bw_check, bw_destroy};
+
 const nkl_adapter *const nkl_norm_adapters[] = {
     &kRmsNormFwd, &kLayerNormFwd, &kGemma, &kFaddRms, &kFaddLn, &kAdaLn, &kQk,
-    &kGroup,      &kRmsQ,         &kLnQ,   &kWn,      NULL};
+    &kGroup,      &kRmsQ,         &kLnQ,   &kWn,      &kRmsBwd, &kLnBwd, NULL};
