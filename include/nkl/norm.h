@@ -83,6 +83,14 @@ nkl_status nkl_layernorm_bwd(const nkl_tensor *x, const nkl_tensor *dy, const nk
                              const nkl_tensor *mean, const nkl_tensor *rstd, nkl_tensor *dx,
                              nkl_tensor *dw, nkl_tensor *db);
 
+/* L1 / L2 norm over the dims listed in dims[0..ndims) (negative counts from the end;
+ * ndims = 0: every dim), keepdim = false: y = sum|x| resp. sqrt(sum x^2), accumulated in
+ * f32 over fixed blocks added in a fixed order (identical on every ISA and thread count),
+ * rounded once to x's dtype. x and y are contiguous; y has the kept dims (rank 0 for a
+ * full reduction). The kept dims must be adjacent (NKL_ERR_UNSUPPORTED otherwise). */
+nkl_status nkl_l1norm_fwd(const nkl_tensor *x, const int *dims, int ndims, nkl_tensor *y);
+nkl_status nkl_l2norm_fwd(const nkl_tensor *x, const int *dims, int ndims, nkl_tensor *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,10 @@ static inline vf vf_mul(vf a, vf b) {
 static inline vf vf_div(vf a, vf b) {
   return vf_make(_mm256_div_ps(a.lo, b.lo), _mm256_div_ps(a.hi, b.hi));
 }
+static inline vf vf_abs(vf a) {
+  const __m256 m = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  return vf_make(_mm256_and_ps(a.lo, m), _mm256_and_ps(a.hi, m));
+}
 /* max(acc, |b|) on the bit patterns, NaN winning (see vec_scalar.h). */
 static inline __m256 nkl__absmax8(__m256 acc, __m256 b) {
   const __m256i ub = _mm256_and_si256(_mm256_castps_si256(b), _mm256_set1_epi32(0x7FFFFFFF));

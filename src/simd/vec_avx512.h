@@ -20,6 +20,7 @@ static inline vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
 static inline vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
 static inline vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
 static inline vf vf_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+static inline vf vf_abs(vf a) { return _mm512_abs_ps(a); }
 /* max(acc, |b|) on the bit patterns, NaN winning (see vec_scalar.h). */
 static inline vf vf_absmax(vf acc, vf b) {
   const __m512i ub = _mm512_and_si512(_mm512_castps_si512(b), _mm512_set1_epi32(0x7FFFFFFF));

@@ -24,6 +24,8 @@ static inline vf vf_add(vf a, vf b) { VF_MAP1(a.v[i] + b.v[i]); }
 static inline vf vf_sub(vf a, vf b) { VF_MAP1(a.v[i] - b.v[i]); }
 static inline vf vf_mul(vf a, vf b) { VF_MAP1(a.v[i] * b.v[i]); }
 static inline vf vf_div(vf a, vf b) { VF_MAP1(a.v[i] / b.v[i]); }
+/* |a|: clears the sign bit (NaN stays NaN). */
+static inline vf vf_abs(vf a) { VF_MAP1(nkl__bits_f32(nkl__f32_bits(a.v[i]) & 0x7FFFFFFFu)); }
 /* Running max of magnitudes: max(acc, |b|) on the bit patterns. With the sign cleared, the
  * unsigned order of the bits is the numeric order and every NaN sorts above +inf, so a NaN
  * anywhere wins (unlike maxps). acc must hold magnitudes (sign clear). */

@@ -91,4 +91,14 @@ void oracle_rownorm_bwd_row(const double *x, const double *dy, const double *w, 
                             double mean, double rstd, bool ln, double *dx, double *dw,
                             double *db, double *tol_scale);
 
+/* ---- L1 / L2 norms (lpnorm.c) --------------------------------------------------------- */
+
+/* x (dtype dt, contiguous) viewed as [A, B, C]: out[b] = sum over a, c of |x| (p = 1) or
+ * sqrt(sum x^2) (p = 2); +inf where that exceeds dt's range (the output has x's dtype). */
+void oracle_lpnorm(const void *x, nkl_dtype dt, int64_t A, int64_t B, int64_t C, int p,
+                   double *out);
+/* Tolerance of one L1/L2 output of magnitude ref (all terms are non-negative, so the f32
+ * sum error is relative to the result). */
+double lpnorm_tolerance(nkl_dtype out, int64_t A, int64_t C, double ref);
+
 #endif

@@ -483,6 +483,104 @@ static void bw_destroy(void *p) {
 static const nkl_adapter kRmsBwd = {"RMSNormBwd", rms_bwd_create, bw_run, bw_check, bw_destroy};
 static const nkl_adapter kLnBwd = {"LayerNormBwd", ln_bwd_create, bw_run, bw_check, bw_destroy};
 
+/* ---- L1NormFwd, L2NormFwd ---------------------------------------------------------- */
+
+typedef struct lp_case {
+  int p;
+  nkl_dtype dt;
+  int dims[NKL_MAX_RANK], ndims;
+  int64_t A, B, C;
+  case_info *info;
+  nkl_tensor *x, *y;
+} lp_case;
+
+static void *lp_create(nkl_desc *d, case_info *info, int p, char *err, size_t el) {
+  static const nkl_dtype kTypes[] = {NKL_F32, NKL_F16, NKL_BF16};
+  lp_case *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->p = p;
+  c->info = info;
+  int64_t xs[NKL_MAX_RANK], ds[NKL_MAX_RANK];
+  int rank = 0, nd = 0;
+  if (case_dtype(d, kTypes, 3, &c->dt, err, el) < 0) goto fail;
+  int r = desc_ints(d, "x", xs, NKL_MAX_RANK, &rank, err, el);
+  if (r != 0) {
+    if (r > 0) snprintf(err, el, "%s needs x=[...]", d->op);
+    goto fail;
+  }
+  if ((r = desc_ints(d, "dim", ds, NKL_MAX_RANK, &nd, err, el)) < 0) goto fail;
+  bool red[NKL_MAX_RANK] = {false};
+  c->ndims = r == 0 ? nd : 0;
+  for (int i = 0; i < c->ndims; i++) {
+    c->dims[i] = (int)ds[i];
+    const int64_t dd = ds[i] < 0 ? ds[i] + rank : ds[i];
+    if (dd < 0 || dd >= rank) {
+      snprintf(err, el, "dim %lld out of range for rank %d", (long long)ds[i], rank);
+      goto fail;
+    }
+    red[dd] = true;
+  }
+  if (c->ndims == 0)
+    for (int i = 0; i < rank; i++) red[i] = true;
+  int64_t ys[NKL_MAX_RANK];
+  int yr = 0;
+  c->A = c->B = c->C = 1;
+  bool kept = false;
+  for (int i = 0; i < rank; i++) {
+    if (!red[i]) ys[yr++] = xs[i], c->B *= xs[i], kept = true;
+    else if (!kept) c->A *= xs[i];
+    else c->C *= xs[i];
+  }
+  if (!kept) c->C *= c->A, c->A = 1;
+  if (!(c->x = case_add(info, "x", false, c->dt, rank, xs, err, el)) ||
+      !(c->y = case_add(info, "y", true, c->dt, yr, ys, err, el)))
+    goto fail;
+  const double numel = (double)(c->A * c->B * c->C), e = (double)nkl_dtype_size(c->dt);
+  nkl_fill_normal(c->x->data, c->dt, c->A * c->B * c->C, 1, 1.0);
+  info->flops = 2 * numel + (p == 2 ? 1 : 0);
+  info->bytes = (numel + (double)c->B) * e;
+  return c;
+fail:
+  case_free_args(info);
+  free(c);
+  return NULL;
+}
+
+static void *l1_create(nkl_desc *d, case_info *info, char *err, size_t el) {
+  return lp_create(d, info, 1, err, el);
+}
+static void *l2_create(nkl_desc *d, case_info *info, char *err, size_t el) {
+  return lp_create(d, info, 2, err, el);
+}
+
+static nkl_status lp_run(void *p) {
+  lp_case *c = p;
+  return c->p == 1 ? nkl_l1norm_fwd(c->x, c->dims, c->ndims, c->y)
+                   : nkl_l2norm_fwd(c->x, c->dims, c->ndims, c->y);
+}
+
+static void lp_check(void *p, check_result *res) {
+  lp_case *c = p;
+  double *ref = malloc((size_t)c->B * 8);
+  oracle_lpnorm(c->x->data, c->dt, c->A, c->B, c->C, c->p, ref);
+  nkl_cmp_init(&res->cmp);
+  for (int64_t b = 0; b < c->B; b++)
+    nkl_cmp_add(&res->cmp, nkl_get(c->y->data, c->dt, b), ref[b],
+                lpnorm_tolerance(c->dt, c->A, c->C, ref[b]), b);
+  res->pass = res->cmp.bad == 0;
+  snprintf(res->note, sizeof res->note, "all %lld outputs", (long long)c->B);
+  free(ref);
+}
+
+static void lp_destroy(void *p) {
+  lp_case *c = p;
+  case_free_args(c->info);
+  free(c);
+}
+
+static const nkl_adapter kL1 = {"L1NormFwd", l1_create, lp_run, lp_check, lp_destroy};
+static const nkl_adapter kL2 = {"L2NormFwd", l2_create, lp_run, lp_check, lp_destroy};
+
 const nkl_adapter *const nkl_norm_adapters[] = {
     &kRmsNormFwd, &kLayerNormFwd, &kGemma, &kFaddRms, &kFaddLn, &kAdaLn, &kQk,
-    &kGroup,      &kRmsQ,         &kLnQ,   &kWn,      &kRmsBwd, &kLnBwd, NULL};
+    &kGroup,      &kRmsQ,         &kLnQ,   &kWn,      &kRmsBwd, &kLnBwd, &kL1, &kL2, NULL};
