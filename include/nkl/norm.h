@@ -91,6 +91,16 @@ nkl_status nkl_layernorm_bwd(const nkl_tensor *x, const nkl_tensor *dy, const nk
 nkl_status nkl_l1norm_fwd(const nkl_tensor *x, const int *dims, int ndims, nkl_tensor *y);
 nkl_status nkl_l2norm_fwd(const nkl_tensor *x, const int *dims, int ndims, nkl_tensor *y);
 
+/* One power iteration of the spectral norm of w [O, I] (f32, f16 or bf16, contiguous):
+ *   v = normalize(w^T u),  u_out = normalize(w v),  sigma = u_out . (w v)
+ * with normalize(a) = a / max(||a||, eps) (PyTorch: eps 1e-12). u [O], u_out [O], v_out [I]
+ * and sigma (one element) are f32; u_out may be u itself. An incoming v is not needed: the
+ * iteration overwrites it first. Two passes over w (w^T u by fixed row chunks reduced in
+ * order, then w v), f32 accumulation, identical on every ISA and thread count. */
+nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tensor *u, float eps,
+                                            nkl_tensor *u_out, nkl_tensor *v_out,
+                                            nkl_tensor *sigma);
+
 #ifdef __cplusplus
 }
 #endif

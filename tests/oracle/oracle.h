@@ -101,4 +101,13 @@ void oracle_lpnorm(const void *x, nkl_dtype dt, int64_t A, int64_t B, int64_t C,
  * sum error is relative to the result). */
 double lpnorm_tolerance(nkl_dtype out, int64_t A, int64_t C, double ref);
 
+/* ---- spectral norm (spectral.c) ---------------------------------------------------------- */
+
+/* One power iteration over w [O, I] (dtype dt) from u [O]: v_out = normalize(w^T u),
+ * u_out = normalize(w v_out), returns sigma = u_out . (w v_out); normalize(a) =
+ * a / max(||a||, eps). Also per-element absolute tolerances for an f32 implementation. */
+double oracle_spectral_power_iter(const void *w, nkl_dtype dt, int64_t O, int64_t I,
+                                  const double *u, double eps, double *u_out, double *v_out,
+                                  double *tol_u, double *tol_v, double *tol_sigma);
+
 #endif

@@ -581,6 +581,83 @@ static void lp_destroy(void *p) {
 static const nkl_adapter kL1 = {"L1NormFwd", l1_create, lp_run, lp_check, lp_destroy};
 static const nkl_adapter kL2 = {"L2NormFwd", l2_create, lp_run, lp_check, lp_destroy};
 
+/* ---- SpectralNormPowerIterFwd --------------------------------------------------------- */
+
+typedef struct sn_case {
+  nkl_dtype dt;
+  int64_t o, i;
+  case_info *info;
+  nkl_tensor *w, *u, *uo, *v, *sigma;
+} sn_case;
+
+static void *sn_create(nkl_desc *d, case_info *info, char *err, size_t el) {
+  static const nkl_dtype kTypes[] = {NKL_F32, NKL_F16, NKL_BF16};
+  sn_case *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->info = info;
+  int64_t xs[NKL_MAX_RANK], ns[NKL_MAX_RANK], one = 1;
+  int rank = 0, nn = 0;
+  if (case_dtype(d, kTypes, 3, &c->dt, err, el) < 0) goto fail;
+  int r = desc_ints(d, "x", xs, NKL_MAX_RANK, &rank, err, el);
+  if (r != 0 || rank != 2) {
+    if (r >= 0) snprintf(err, el, "%s needs x=[O,I]", d->op);
+    goto fail;
+  }
+  if ((r = desc_ints(d, "normalized", ns, NKL_MAX_RANK, &nn, err, el)) < 0) goto fail;
+  c->o = xs[0], c->i = xs[1];
+  if (!(c->w = case_add(info, "weight", false, c->dt, 2, xs, err, el)) ||
+      !(c->u = case_add(info, "u", false, NKL_F32, 1, &c->o, err, el)) ||
+      !(c->uo = case_add(info, "u_out", true, NKL_F32, 1, &c->o, err, el)) ||
+      !(c->v = case_add(info, "v_out", true, NKL_F32, 1, &c->i, err, el)) ||
+      !(c->sigma = case_add(info, "sigma", true, NKL_F32, 1, &one, err, el)))
+    goto fail;
+  nkl_fill_normal(c->w->data, c->dt, c->o * c->i, 1, 1.0);
+  /* u: seeded normal, unit-normalized (the spec's choice); v needs no input value */
+  float *u = c->u->data;
+  nkl_fill_normal(u, NKL_F32, c->o, 9, 1.0);
+  double nu = 0.0;
+  for (int64_t k = 0; k < c->o; k++) nu += (double)u[k] * u[k];
+  for (int64_t k = 0; k < c->o; k++) u[k] = (float)(u[k] / sqrt(nu));
+  const double oi = (double)(c->o * c->i), opi = (double)(c->o + c->i);
+  info->flops = 6 * oi + 6 * opi;
+  info->bytes = oi * (double)nkl_dtype_size(c->dt) + 8 * opi + 4;
+  return c;
+fail:
+  case_free_args(info);
+  free(c);
+  return NULL;
+}
+
+static nkl_status sn_run(void *p) {
+  sn_case *c = p;
+  return nkl_spectral_norm_power_iter_fwd(c->w, c->u, 1e-12f, c->uo, c->v, c->sigma);
+}
+
+static void sn_check(void *p, check_result *res) {
+  sn_case *c = p;
+  double *u = malloc((size_t)c->o * 8), *ru = malloc((size_t)c->o * 8), *eu = malloc((size_t)c->o * 8);
+  double *rv = malloc((size_t)c->i * 8), *ev = malloc((size_t)c->i * 8), es;
+  for (int64_t k = 0; k < c->o; k++) u[k] = ((float *)c->u->data)[k];
+  const double sigma = oracle_spectral_power_iter(c->w->data, c->dt, c->o, c->i, u, 1e-12, ru, rv, eu, ev, &es);
+  nkl_cmp_init(&res->cmp);
+  for (int64_t j = 0; j < c->i; j++) nkl_cmp_add(&res->cmp, ((float *)c->v->data)[j], rv[j], ev[j], j);
+  for (int64_t k = 0; k < c->o; k++)
+    nkl_cmp_add(&res->cmp, ((float *)c->uo->data)[k], ru[k], eu[k], c->i + k);
+  nkl_cmp_add(&res->cmp, *(float *)c->sigma->data, sigma, es, -1);
+  res->pass = res->cmp.bad == 0;
+  snprintf(res->note, sizeof res->note, "sigma, all %lld of u_out and %lld of v_out", (long long)c->o,
+           (long long)c->i);
+  free(u), free(ru), free(eu), free(rv), free(ev);
+}
+
+static void sn_destroy(void *p) {
+  sn_case *c = p;
+  case_free_args(c->info);
+  free(c);
+}
+
+static const nkl_adapter kSpectral = {"SpectralNormPowerIterFwd", sn_create, sn_run, sn_check, sn_destroy};
+
 const nkl_adapter *const nkl_norm_adapters[] = {
     &kRmsNormFwd, &kLayerNormFwd, &kGemma, &kFaddRms, &kFaddLn, &kAdaLn, &kQk,
-    &kGroup,      &kRmsQ,         &kLnQ,   &kWn,      &kRmsBwd, &kLnBwd, &kL1, &kL2, NULL};
+    &kGroup,      &kRmsQ,         &kLnQ,   &kWn,      &kRmsBwd, &kLnBwd, &kL1, &kL2, &kSpectral, NULL};
