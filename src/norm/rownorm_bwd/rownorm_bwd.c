@@ -4,14 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/convert_scalar.h"
 #include "core/internal.h"
+#include "norm/norm_scratch.h"
 #include "norm/rownorm_bwd/rownorm_bwd.h"
 
 #define DECL_ISA(op, pfx, isa) void pfx##_f32acc_##op##__##isa(const void *a, int64_t c0, int64_t c1);
 #define DECL(op, pfx, xt, wt) DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
 NKL_ROWNORM_BWD_DTYPES(DECL, rmsnorm_bwd)
 NKL_ROWNORM_BWD_DTYPES(DECL, layernorm_bwd)
+#define DECL_R_ISA(op, pfx, isa) void pfx##_##op##__##isa(const void *r, int64_t j0, int64_t j1);
+#define DECL_R(op, pfx, ot) DECL_R_ISA(op, pfx, scalar) DECL_R_ISA(op, pfx, avx2) DECL_R_ISA(op, pfx, avx512)
+NKL_ROWNORM_BWD_REDUCE_DTYPES(DECL_R, rownorm_bwd_reduce)
 
 #define KEY(xt, wt) ((int)(xt) * 16 + (int)(wt))
 #define ENTRY(op, pfx, isa, level, xt, wt)                                                \
@@ -25,6 +28,16 @@ NKL_ROWNORM_BWD_DTYPES(DECL, layernorm_bwd)
 #define SCALAR(op, pfx, xt, wt) ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, xt, wt)
 static const nkl_kernel_entry k_rms[] = {NKL_ROWNORM_BWD_DTYPES(X86, rmsnorm_bwd)
                                              NKL_ROWNORM_BWD_DTYPES(SCALAR, rmsnorm_bwd)};
+#define R_ENTRY(op, pfx, isa, level, ot)                                                  \
+  {#pfx "_" #op "__" #isa, level, (int)(ot), (void (*)(void))pfx##_##op##__##isa},
+#if defined(__x86_64__)
+#define R_X86(op, pfx, ot) R_ENTRY(op, pfx, avx512, NKL_ISA_AVX512, ot) R_ENTRY(op, pfx, avx2, NKL_ISA_AVX2, ot)
+#else
+#define R_X86(op, pfx, ot)
+#endif
+#define R_SCALAR(op, pfx, ot) R_ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, ot)
+static const nkl_kernel_entry k_reduce[] = {NKL_ROWNORM_BWD_REDUCE_DTYPES(R_X86, rownorm_bwd_reduce)
+                                                NKL_ROWNORM_BWD_REDUCE_DTYPES(R_SCALAR, rownorm_bwd_reduce)};
 static const nkl_kernel_entry k_ln[] = {NKL_ROWNORM_BWD_DTYPES(X86, layernorm_bwd)
                                             NKL_ROWNORM_BWD_DTYPES(SCALAR, layernorm_bwd)};
 
@@ -64,27 +77,6 @@ static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *wha
                      "%s: %s must be [%lld] (rank 1)", op, what, (long long)len);
   if (!nkl__is_contiguous(v)) return nkl__fail(NKL_ERR_BAD_STRIDE, "%s: %s must be contiguous", op, what);
   return NKL_OK;
-}
-
-typedef struct reduce_ctx {
-  const float *part;
-  int64_t chunks, n;
-  void *out;
-  nkl_dtype dt;
-} reduce_ctx;
-
-/* out[i] = sum over chunks c (in order) of part[c][i], rounded once to out's dtype. */
-static void reduce_cols(const void *p, int64_t i0, int64_t i1) {
-  const reduce_ctx *r = p;
-  for (int64_t i = i0; i < i1; i++) {
-    float s = r->part[i];
-    for (int64_t c = 1; c < r->chunks; c++) s += r->part[c * r->n + i];
-    switch (r->dt) {
-    case NKL_F16: ((uint16_t *)r->out)[i] = nkl__f32_to_f16(s); break;
-    case NKL_BF16: ((uint16_t *)r->out)[i] = nkl__f32_to_bf16(s); break;
-    default: ((float *)r->out)[i] = s; break;
-    }
-  }
 }
 
 static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_tensor *dy,
@@ -129,13 +121,14 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
   const nkl_kernel_entry *k =
       nkl__select(ln ? k_ln : k_rms, ln ? sizeof k_ln / sizeof k_ln[0] : sizeof k_rms / sizeof k_rms[0],
                   KEY(xt, wt));
-  if (!k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
+  const nkl_kernel_entry *kr = nkl__select(k_reduce, sizeof k_reduce / sizeof k_reduce[0], (int)wt);
+  if (!k || !kr) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
   const int64_t chunks = m < kMaxChunks ? m : kMaxChunks;
   const int nparts = (dw ? 1 : 0) + (db ? 1 : 0);
   float *part = NULL;
   if (nparts) {
     const size_t bytes = ((size_t)(nparts * chunks * n) * sizeof(float) + 63) / 64 * 64;
-    if (!(part = aligned_alloc(64, bytes)))
+    if (!(part = nkl__norm_scratch_get(bytes)))
       return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes of partial sums", op, bytes);
   }
   const rownorm_bwd_args a = {x->data, dy->data, xrs, dyrs, dx->data, dxrs, w ? w->data : NULL,
@@ -147,10 +140,10 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
   for (int j = 0; j < 2; j++) {
     nkl_tensor *out = j ? db : dw;
     if (!out) continue;
-    const reduce_ctx r = {j ? a.db_part : a.dw_part, chunks, n, out->data, wt};
-    nkl__parallel_range(nkl__threads_for(n, chunks * n * 4), n, reduce_cols, &r);
+    const rownorm_bwd_reduce_args r = {j ? a.db_part : a.dw_part, chunks, n, out->data};
+    nkl__parallel_range(nkl__threads_for(n, chunks * n * 4), n, (nkl_range_fn)kr->fn, &r);
   }
-  free(part);
+  nkl__norm_scratch_put(part);
   nkl__ran_kernel(op, k->name);
   return NKL_OK;
 }

@@ -24,6 +24,21 @@ typedef struct rownorm_bwd_args {
 
 /* A kernel processes chunks [c0, c1): dx of their rows and their partial sums. */
 
+/* The final step: out[j] = sum over chunks c (in order) of part[c * n + j], rounded once to
+ * out's dtype; reduce kernels process columns [j0, j1). Elementwise, so every ISA gives
+ * the same bits. */
+typedef struct rownorm_bwd_reduce_args {
+  const float *part;
+  int64_t chunks, n;
+  void *out;
+} rownorm_bwd_reduce_args;
+
+/* (name prefix, output dtype) of the reduce kernels */
+#define NKL_ROWNORM_BWD_REDUCE_DTYPES(X, op)                                              \
+  X(op, f32, NKL_F32)                                                                     \
+  X(op, f16, NKL_F16)                                                                     \
+  X(op, bf16, NKL_BF16)
+
 /* (name prefix, x/dy/dx dtype, w dtype) */
 #define NKL_ROWNORM_BWD_DTYPES(X, op)                                                     \
   X(op, f32, NKL_F32, NKL_F32)                                                            \

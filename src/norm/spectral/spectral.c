@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
+#include "norm/norm_scratch.h"
 #include "norm/spectral/spectral.h"
 
 #define DECL_ISA(name, pfx, isa) void pfx##_f32acc_##name##__##isa(const void *a, int64_t b0, int64_t b1);
@@ -35,7 +36,10 @@ enum { kMaxChunks = 32 };
  * tree (i, i+8), (i, i+4), (i, i+2), (i, i+1). */
 static float dot16(const float *a, const float *b, float inv, int64_t n) {
   float acc[16] = {0};
-  for (int64_t k = 0; k < n; k++) acc[k % 16] += (a[k] * inv) * b[k];
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) /* written per lane so the compiler vectorizes it */
+    for (int l = 0; l < 16; l++) acc[l] += (a[k + l] * inv) * b[k + l];
+  for (int l = 0; k + l < n; l++) acc[l] += (a[k + l] * inv) * b[k + l];
   for (int w = 8; w >= 1; w /= 2)
     for (int l = 0; l < w; l++) acc[l] = acc[l] + acc[l + w];
   return acc[0];
@@ -98,7 +102,7 @@ nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tenso
   const nkl_kernel_entry *kv = nkl__select(k_wv, sizeof k_wv / sizeof k_wv[0], (int)wt);
   if (!kt || !kv) return nkl__fail(NKL_ERR_INTERNAL, "spectral_norm: no kernel for this dtype");
   const int64_t chunks = O < kMaxChunks ? O : kMaxChunks;
-  float *part = malloc((size_t)(chunks * I) * sizeof(float));
+  float *part = nkl__norm_scratch_get((size_t)(chunks * I) * sizeof(float));
   if (!part) return nkl__fail(NKL_ERR_ALLOC, "spectral_norm: cannot allocate the partial sums");
   float *v = v_out->data, *uo = u_out->data;
   const int64_t bytes = O * I * (int64_t)nkl_dtype_size(wt);
@@ -107,7 +111,7 @@ nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tenso
   nkl__parallel_range(nkl__threads_for(chunks, bytes), chunks, (nkl_range_fn)kt->fn, &a1);
   const reduce_ctx r = {part, chunks, I, v};
   nkl__parallel_range(nkl__threads_for(I, chunks * I * 4), I, reduce_cols, &r);
-  free(part);
+  nkl__norm_scratch_put(part);
   /* v = t / max(||t||, eps) */
   const float nt = sqrtf(dot16(v, v, 1.0f, I)), dt = nt > eps ? nt : eps;
   for (int64_t j = 0; j < I; j++) v[j] = v[j] / dt;
