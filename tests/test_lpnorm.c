@@ -25,9 +25,12 @@ static void abc(const lc *c, int64_t *A, int64_t *B, int64_t *C) {
   *A = *B = *C = 1;
   bool seen_kept = false;
   for (int d = 0; d < c->rank; d++) {
-    if (!red[d]) *B *= c->shape[d], seen_kept = true;
-    else if (!seen_kept) *A *= c->shape[d];
-    else *C *= c->shape[d];
+    if (!red[d])
+      *B *= c->shape[d], seen_kept = true;
+    else if (!seen_kept)
+      *A *= c->shape[d];
+    else
+      *C *= c->shape[d];
   }
   bool any_kept = false;
   for (int d = 0; d < c->rank; d++) any_kept = any_kept || !red[d];
@@ -43,7 +46,8 @@ static nkl_status call(const lc *c, void *x, void *y) {
   for (int d = 0; d < c->rank; d++)
     if (c->ndims && !red[d]) ys[yr++] = c->shape[d];
   nkl_tensor ty = nkl_tensor_make(c->dt, yr, ys, y);
-  return c->p == 1 ? nkl_l1norm_fwd(&tx, c->dims, c->ndims, &ty) : nkl_l2norm_fwd(&tx, c->dims, c->ndims, &ty);
+  return c->p == 1 ? nkl_l1norm_fwd(&tx, c->dims, c->ndims, &ty)
+                   : nkl_l2norm_fwd(&tx, c->dims, c->ndims, &ty);
 }
 
 static int64_t g_bad;
@@ -66,9 +70,12 @@ static void run(const lc *c, int fill, uint64_t seed, bool expect_ok) {
   for (int64_t b = 0; b < B; b++)
     nkl_cmp_add(&cmp, nkl_get(y, c->dt, b), ref[b], lpnorm_tolerance(c->dt, A, C, ref[b]), b);
   g_bad = cmp.bad;
-  CHECK(!expect_ok || cmp.bad == 0, "L%d %s rank %d [%lld,%lld,%lld] fill %d: %lld of %lld wrong; worst #%lld got %.9g want %.9g tol %.3g",
+  CHECK(!expect_ok || cmp.bad == 0,
+        "L%d %s rank %d [%lld,%lld,%lld] fill %d: %lld of %lld wrong; worst #%lld got %.9g want "
+        "%.9g tol %.3g",
         c->p, nkl_dtype_name(c->dt), c->rank, (long long)A, (long long)B, (long long)C, fill,
-        (long long)cmp.bad, (long long)cmp.checked, (long long)cmp.worst, cmp.worst_got, cmp.worst_ref, cmp.worst_tol);
+        (long long)cmp.bad, (long long)cmp.checked, (long long)cmp.worst, cmp.worst_got,
+        cmp.worst_ref, cmp.worst_tol);
   CHECK(tu_guard_ok(y), "wrote past y");
   free(ref);
   tu_free(x), tu_free(y);
@@ -76,12 +83,18 @@ static void run(const lc *c, int fill, uint64_t seed, bool expect_ok) {
 
 static const nkl_dtype kX[] = {NKL_F32, NKL_F16, NKL_BF16};
 static const lc kShapes[] = {
-    {0, 0, 1, {1}, 0, {0}},          {0, 0, 1, {15}, 0, {0}},
-    {0, 0, 1, {17}, 0, {0}},         {0, 0, 1, {4095}, 0, {0}},
-    {0, 0, 1, {4097}, 0, {0}},       {0, 0, 2, {37, 531}, 0, {0}},
-    {0, 0, 3, {4, 13, 4096}, 2, {0, 2}}, {0, 0, 3, {3, 7, 4100}, 2, {0, -1}},
-    {0, 0, 3, {5, 6, 7}, 1, {2}},    {0, 0, 3, {5, 6, 7}, 1, {0}},
-    {0, 0, 3, {5, 6, 7}, 2, {1, 2}}, {0, 0, 4, {2, 3, 4, 33}, 2, {0, 3}},
+    {0, 0, 1, {1}, 0, {0}},
+    {0, 0, 1, {15}, 0, {0}},
+    {0, 0, 1, {17}, 0, {0}},
+    {0, 0, 1, {4095}, 0, {0}},
+    {0, 0, 1, {4097}, 0, {0}},
+    {0, 0, 2, {37, 531}, 0, {0}},
+    {0, 0, 3, {4, 13, 4096}, 2, {0, 2}},
+    {0, 0, 3, {3, 7, 4100}, 2, {0, -1}},
+    {0, 0, 3, {5, 6, 7}, 1, {2}},
+    {0, 0, 3, {5, 6, 7}, 1, {0}},
+    {0, 0, 3, {5, 6, 7}, 2, {1, 2}},
+    {0, 0, 4, {2, 3, 4, 33}, 2, {0, 3}},
     {0, 0, 2, {3, 9000}, 1, {1}},
 };
 
@@ -138,8 +151,9 @@ static void test_bitwise_agreement(void) {
             nkl_set_max_isa(isas[k]);
             nkl_set_num_threads(t);
             CHECK_STATUS(call(&cs[j], x, got), NKL_OK);
-            CHECK(memcmp(got, ref, (size_t)(j ? 11 : 1) * es) == 0, "L%d %s case %d %s threads=%d differs",
-                  p, nkl_dtype_name(kX[d]), j, nkl_isa_name(isas[k]), t);
+            CHECK(memcmp(got, ref, (size_t)(j ? 11 : 1) * es) == 0,
+                  "L%d %s case %d %s threads=%d differs", p, nkl_dtype_name(kX[d]), j,
+                  nkl_isa_name(isas[k]), t);
           }
         free(x);
       }
@@ -151,7 +165,8 @@ static void test_oracle_detects_errors(void) {
   const int64_t shape[1] = {1000};
   uint16_t x[1000], y;
   nkl_fill_normal(x, NKL_BF16, 1000, 5, 1.0);
-  nkl_tensor tx = nkl_tensor_make(NKL_BF16, 1, shape, x), ty = nkl_tensor_make(NKL_BF16, 0, NULL, &y);
+  nkl_tensor tx = nkl_tensor_make(NKL_BF16, 1, shape, x),
+             ty = nkl_tensor_make(NKL_BF16, 0, NULL, &y);
   CHECK_STATUS(nkl_l2norm_fwd(&tx, NULL, 0, &ty), NKL_OK);
   double ref;
   oracle_lpnorm(x, NKL_BF16, 1, 1, 1000, 2, &ref);
@@ -159,6 +174,21 @@ static void test_oracle_detects_errors(void) {
   CHECK(fabs(nkl_get(&y, NKL_BF16, 0) - ref) <= tol, "clean result wrong");
   y = (uint16_t)(y + 2);
   CHECK(fabs(nkl_get(&y, NKL_BF16, 0) - ref) > tol, "2-ulp error went unnoticed");
+}
+
+/* A result beyond the output dtype's range is inf (f16 L1 of 100000 ones), as in PyTorch;
+ * the f32 accumulation itself does not overflow. */
+static void test_f16_overflow_to_inf(void) {
+  const int64_t n = 100000;
+  uint16_t *x = malloc((size_t)n * 2), y = 0;
+  for (int64_t i = 0; i < n; i++) x[i] = 0x3C00; /* 1.0 */
+  nkl_tensor tx = nkl_tensor_make(NKL_F16, 1, &n, x), ty = nkl_tensor_make(NKL_F16, 0, NULL, &y);
+  CHECK_STATUS(nkl_l1norm_fwd(&tx, NULL, 0, &ty), NKL_OK);
+  CHECK(y == 0x7C00, "f16 L1 of 1e5 ones gave %04x, want +inf", y);
+  CHECK_STATUS(nkl_l2norm_fwd(&tx, NULL, 0, &ty), NKL_OK);
+  CHECK(fabs(nkl_get(&y, NKL_F16, 0) - sqrt(1e5)) < 0.2, "f16 L2 of 1e5 ones gave %g",
+        nkl_get(&y, NKL_F16, 0));
+  free(x);
 }
 
 static void test_bad_input(void) {
@@ -198,6 +228,7 @@ int main(void) {
   tu_run("nan_inf_huge_tiny", test_specials);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
+  tu_run("f16_overflow_to_inf", test_f16_overflow_to_inf);
   tu_run("bad_input", test_bad_input);
   return tu_summary();
 }

@@ -42,9 +42,12 @@ static void fill_case(const bc *c, bb *B, uint64_t seed) {
   B->x = rows(c, seed, scale);
   B->dy = rows(c, seed ^ 0x3333, c->fill == HUGE_VALUES || c->fill == TINY_VALUES ? scale : 1.0);
   const size_t es = nkl_dtype_size(c->xt);
-  if (c->fill == WITH_NAN) nkl_set((char *)B->x + (size_t)(c->m / 2 * c->rs) * es, c->xt, c->n / 2, NAN);
-  if (c->fill == WITH_INF) nkl_set((char *)B->dy + (size_t)(c->m / 2 * c->rs) * es, c->xt, c->n - 1, INFINITY);
-  if (c->in_place) B->dx = B->dy;
+  if (c->fill == WITH_NAN)
+    nkl_set((char *)B->x + (size_t)(c->m / 2 * c->rs) * es, c->xt, c->n / 2, NAN);
+  if (c->fill == WITH_INF)
+    nkl_set((char *)B->dy + (size_t)(c->m / 2 * c->rs) * es, c->xt, c->n - 1, INFINITY);
+  if (c->in_place)
+    B->dx = B->dy;
   else {
     B->dx = tu_alloc((size_t)(c->m * c->rs) * es);
     memset(B->dx, 0x55, (size_t)(c->m * c->rs) * es);
@@ -62,7 +65,8 @@ static void fill_case(const bc *c, bb *B, uint64_t seed) {
   B->rstd = tu_alloc((size_t)c->m * 4);
   double *x = malloc((size_t)c->n * 8), *y = malloc((size_t)c->n * 8);
   for (int64_t r = 0; r < c->m; r++) {
-    for (int64_t i = 0; i < c->n; i++) x[i] = nkl_get((char *)B->x + (size_t)(r * c->rs) * es, c->xt, i);
+    for (int64_t i = 0; i < c->n; i++)
+      x[i] = nkl_get((char *)B->x + (size_t)(r * c->rs) * es, c->xt, i);
     double mean = 0.0;
     const double rstd = c->ln ? oracle_layernorm_row(x, c->n, NULL, NULL, 1e-5, y, &mean)
                               : oracle_rmsnorm_row(x, c->n, NULL, 1e-6, y);
@@ -86,23 +90,29 @@ static nkl_tensor rows_t(const bc *c, void *p) {
 
 static nkl_status call(const bc *c, bb *B) {
   nkl_tensor x = rows_t(c, B->x), dy = rows_t(c, B->dy), dx = rows_t(c, B->dx);
-  nkl_tensor w = nkl_tensor_make(gt(c), 1, &c->n, B->w), dw = nkl_tensor_make(gt(c), 1, &c->n, B->dw);
+  nkl_tensor w = nkl_tensor_make(gt(c), 1, &c->n, B->w),
+             dw = nkl_tensor_make(gt(c), 1, &c->n, B->dw);
   nkl_tensor db = nkl_tensor_make(gt(c), 1, &c->n, B->db);
-  nkl_tensor mean = nkl_tensor_make(NKL_F32, 1, &c->m, B->mean), rstd = nkl_tensor_make(NKL_F32, 1, &c->m, B->rstd);
+  nkl_tensor mean = nkl_tensor_make(NKL_F32, 1, &c->m, B->mean),
+             rstd = nkl_tensor_make(NKL_F32, 1, &c->m, B->rstd);
   const nkl_tensor *pw = c->wt >= 0 ? &w : NULL;
-  if (c->ln) return nkl_layernorm_bwd(&x, &dy, pw, &mean, &rstd, &dx, c->grads ? &dw : NULL, c->grads ? &db : NULL);
+  if (c->ln)
+    return nkl_layernorm_bwd(&x, &dy, pw, &mean, &rstd, &dx, c->grads ? &dw : NULL,
+                             c->grads ? &db : NULL);
   return nkl_rmsnorm_bwd(&x, &dy, pw, &rstd, &dx, c->grads ? &dw : NULL);
 }
 
 static int64_t g_last_bad;
 static bool g_expect_bad;
 
-static void compare(const bc *c, const bb *B, const void *x_in, const void *dy_in, const char *tag) {
+static void compare(const bc *c, const bb *B, const void *x_in, const void *dy_in,
+                    const char *tag) {
   const int64_t n = c->n;
   const size_t es = nkl_dtype_size(c->xt);
   double *x = malloc((size_t)n * 8), *dy = malloc((size_t)n * 8), *w = malloc((size_t)n * 8);
   double *dx = malloc((size_t)n * 8), *ts = malloc((size_t)n * 8);
-  double *dw = calloc((size_t)n, 8), *db = calloc((size_t)n, 8), *adw = calloc((size_t)n, 8), *adb = calloc((size_t)n, 8);
+  double *dw = calloc((size_t)n, 8), *db = calloc((size_t)n, 8), *adw = calloc((size_t)n, 8),
+         *adb = calloc((size_t)n, 8);
   for (int64_t i = 0; i < n; i++) w[i] = c->wt >= 0 ? nkl_get(B->w, gt(c), i) : 1.0;
   const double gamma = ((double)n / 16.0 + 12.0) * 0x1p-24;
   nkl_cmp cmp;
@@ -116,8 +126,10 @@ static void compare(const bc *c, const bb *B, const void *x_in, const void *dy_i
     oracle_rownorm_bwd_row(x, dy, c->wt >= 0 ? w : NULL, n, mean, rstd, c->ln, dx, dw, db, ts);
     for (int64_t i = 0; i < n; i++) {
       adw[i] += fabs(dy[i] * (x[i] - mean) * rstd), adb[i] += fabs(dy[i]);
-      const double tol = nkl_unit_roundoff(c->xt) * fabs(dx[i]) + nkl_denorm_min(c->xt) + 4 * gamma * ts[i];
-      nkl_cmp_add(&cmp, nkl_get((const char *)B->dx + (size_t)(r * c->rs) * es, c->xt, i), dx[i], tol, r * n + i);
+      const double tol =
+          nkl_unit_roundoff(c->xt) * fabs(dx[i]) + nkl_denorm_min(c->xt) + 4 * gamma * ts[i];
+      nkl_cmp_add(&cmp, nkl_get((const char *)B->dx + (size_t)(r * c->rs) * es, c->xt, i), dx[i],
+                  tol, r * n + i);
     }
   }
   if (c->grads) {
@@ -125,18 +137,22 @@ static void compare(const bc *c, const bb *B, const void *x_in, const void *dy_i
     const double gm = ((double)c->m + 8.0) * 0x1p-24 + 8 * 0x1p-24;
     for (int64_t i = 0; i < n; i++) {
       nkl_cmp_add(&cmp, nkl_get(B->dw, gt(c), i), dw[i],
-                  nkl_unit_roundoff(gt(c)) * fabs(dw[i]) + nkl_denorm_min(gt(c)) + 2 * gm * adw[i], -2);
+                  nkl_unit_roundoff(gt(c)) * fabs(dw[i]) + nkl_denorm_min(gt(c)) + 2 * gm * adw[i],
+                  -2);
       if (c->ln)
-        nkl_cmp_add(&cmp, nkl_get(B->db, gt(c), i), db[i],
-                    nkl_unit_roundoff(gt(c)) * fabs(db[i]) + nkl_denorm_min(gt(c)) + 2 * gm * adb[i], -3);
+        nkl_cmp_add(
+            &cmp, nkl_get(B->db, gt(c), i), db[i],
+            nkl_unit_roundoff(gt(c)) * fabs(db[i]) + nkl_denorm_min(gt(c)) + 2 * gm * adb[i], -3);
     }
   }
   g_last_bad = cmp.bad;
   CHECK(cmp.bad == 0 || g_expect_bad,
-        "%s %s x=%s w=%s m=%lld n=%lld fill=%d: %lld of %lld wrong; worst #%lld got %.9g want %.9g tol %.3g",
-        tag, c->ln ? "ln_bwd" : "rms_bwd", nkl_dtype_name(c->xt), c->wt < 0 ? "none" : nkl_dtype_name(gt(c)),
-        (long long)c->m, (long long)n, c->fill, (long long)cmp.bad, (long long)cmp.checked,
-        (long long)cmp.worst, cmp.worst_got, cmp.worst_ref, cmp.worst_tol);
+        "%s %s x=%s w=%s m=%lld n=%lld fill=%d: %lld of %lld wrong; worst #%lld got %.9g want %.9g "
+        "tol %.3g",
+        tag, c->ln ? "ln_bwd" : "rms_bwd", nkl_dtype_name(c->xt),
+        c->wt < 0 ? "none" : nkl_dtype_name(gt(c)), (long long)c->m, (long long)n, c->fill,
+        (long long)cmp.bad, (long long)cmp.checked, (long long)cmp.worst, cmp.worst_got,
+        cmp.worst_ref, cmp.worst_tol);
   if (!c->in_place && c->rs > n)
     for (int64_t r = 0; r < c->m; r++) {
       const unsigned char *pad = (const unsigned char *)B->dx + (size_t)(r * c->rs + n) * es;
@@ -144,11 +160,13 @@ static void compare(const bc *c, const bb *B, const void *x_in, const void *dy_i
       for (size_t k = 0; k < (size_t)(c->rs - n) * es; k++) ok = ok && pad[k] == 0x55;
       CHECK(ok, "%s wrote into the row padding of dx", tag);
     }
-  CHECK(tu_guard_ok(B->dx) && tu_guard_ok(B->dw) && tu_guard_ok(B->db), "%s wrote out of bounds", tag);
+  CHECK(tu_guard_ok(B->dx) && tu_guard_ok(B->dw) && tu_guard_ok(B->db), "%s wrote out of bounds",
+        tag);
   if (!c->grads || !c->ln)
     for (int64_t i = 0; i < n; i++)
-      CHECK(((unsigned char *)B->db)[i] == 0x55 && (c->grads || ((unsigned char *)B->dw)[i] == 0x55),
-            "%s wrote a gradient that was not asked for", tag);
+      CHECK(
+          ((unsigned char *)B->db)[i] == 0x55 && (c->grads || ((unsigned char *)B->dw)[i] == 0x55),
+          "%s wrote a gradient that was not asked for", tag);
   free(x), free(dy), free(w), free(dx), free(ts), free(dw), free(db), free(adw), free(adb);
 }
 
@@ -230,7 +248,8 @@ static void test_bitwise_agreement(void) {
           nkl_set_num_threads(t);
           CHECK_STATUS(call(&c, &B), NKL_OK);
           CHECK(memcmp(B.dx, ref.dx, (size_t)(c.m * c.n) * es) == 0 &&
-                    memcmp(B.dw, ref.dw, (size_t)c.n * es) == 0 && memcmp(B.db, ref.db, (size_t)c.n * es) == 0,
+                    memcmp(B.dw, ref.dw, (size_t)c.n * es) == 0 &&
+                    memcmp(B.db, ref.db, (size_t)c.n * es) == 0,
                 "%s %s %s threads=%d differs from scalar/1 thread", ln ? "ln" : "rms",
                 nkl_dtype_name(c.xt), nkl_isa_name(isas[k]), t);
           free_bufs(&c, &B);
@@ -249,11 +268,14 @@ static void test_oracle_detects_errors(void) {
   CHECK_STATUS(call(&c, &B), NKL_OK);
   g_expect_bad = true;
   for (int which = 0; which < 3; which++) {
-    uint16_t *p = which == 0 ? (uint16_t *)B.dx + 70 : which == 1 ? (uint16_t *)B.dw + 5 : (uint16_t *)B.db + 9;
+    uint16_t *p = which == 0   ? (uint16_t *)B.dx + 70
+                  : which == 1 ? (uint16_t *)B.dw + 5
+                               : (uint16_t *)B.db + 9;
     const uint16_t keep = *p;
     *p = (uint16_t)(*p + 2); /* two bf16 ulps */
     compare(&c, &B, x, dy, "perturbed");
-    CHECK(g_last_bad == 1, "perturbed output %d gave %lld mismatches, want 1", which, (long long)g_last_bad);
+    CHECK(g_last_bad == 1, "perturbed output %d gave %lld mismatches, want 1", which,
+          (long long)g_last_bad);
     *p = keep;
   }
   g_expect_bad = false;
@@ -271,15 +293,18 @@ static void test_bad_input(void) {
   for (int i = 0; i < 4; i++) mean[i] = 0.1f, rstd[i] = 1.2f;
   for (int i = 0; i < 32; i++) dx[i] = 12345.0f;
   for (int i = 0; i < 8; i++) dw[i] = db[i] = 777.0f;
-  nkl_tensor tx = nkl_tensor_make(NKL_F32, 2, shape, x), tdy = nkl_tensor_make(NKL_F32, 2, shape, dy);
+  nkl_tensor tx = nkl_tensor_make(NKL_F32, 2, shape, x),
+             tdy = nkl_tensor_make(NKL_F32, 2, shape, dy);
   nkl_tensor tdx = nkl_tensor_make(NKL_F32, 2, shape, dx), tw = nkl_tensor_make(NKL_F32, 1, &n8, w);
   nkl_tensor tdw = nkl_tensor_make(NKL_F32, 1, &n8, dw), tdb = nkl_tensor_make(NKL_F32, 1, &n8, db);
-  nkl_tensor tm = nkl_tensor_make(NKL_F32, 1, &m4, mean), tr = nkl_tensor_make(NKL_F32, 1, &m4, rstd);
+  nkl_tensor tm = nkl_tensor_make(NKL_F32, 1, &m4, mean),
+             tr = nkl_tensor_make(NKL_F32, 1, &m4, rstd);
   nkl_tensor t;
   CHECK_STATUS(nkl_rmsnorm_bwd(NULL, &tdy, &tw, &tr, &tdx, &tdw), NKL_ERR_NULL_POINTER);
   CHECK_STATUS(nkl_rmsnorm_bwd(&tx, NULL, &tw, &tr, &tdx, &tdw), NKL_ERR_NULL_POINTER);
   CHECK_STATUS(nkl_rmsnorm_bwd(&tx, &tdy, &tw, NULL, &tdx, &tdw), NKL_ERR_NULL_POINTER);
-  CHECK_STATUS(nkl_layernorm_bwd(&tx, &tdy, &tw, NULL, &tr, &tdx, &tdw, &tdb), NKL_ERR_NULL_POINTER);
+  CHECK_STATUS(nkl_layernorm_bwd(&tx, &tdy, &tw, NULL, &tr, &tdx, &tdw, &tdb),
+               NKL_ERR_NULL_POINTER);
   CHECK_STATUS(nkl_rmsnorm_bwd(&tx, &tdy, &tw, &tr, NULL, &tdw), NKL_ERR_NULL_POINTER);
   t = nkl_tensor_make(NKL_BF16, 2, shape, h);
   CHECK_STATUS(nkl_rmsnorm_bwd(&tx, &t, &tw, &tr, &tdx, &tdw), NKL_ERR_BAD_DTYPE);

@@ -25,7 +25,8 @@ static void run(nkl_dtype dt, int64_t O, int64_t I, int fill, bool in_place, uin
   for (int64_t o = 0; o < O; o++) nu += (double)u[o] * u[o];
   for (int64_t o = 0; o < O; o++) u[o] = (float)(u[o] / sqrt(nu)), ud[o] = u[o];
   const int64_t one = 1;
-  nkl_tensor tw = nkl_tensor_make(dt, 2, (int64_t[]){O, I}, w), tu = nkl_tensor_make(NKL_F32, 1, &O, u);
+  nkl_tensor tw = nkl_tensor_make(dt, 2, (int64_t[]){O, I}, w),
+             tu = nkl_tensor_make(NKL_F32, 1, &O, u);
   nkl_tensor tuo = nkl_tensor_make(NKL_F32, 1, &O, uo), tv = nkl_tensor_make(NKL_F32, 1, &I, v);
   nkl_tensor ts = nkl_tensor_make(NKL_F32, 1, &one, sigma);
   CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, 1e-12f, &tuo, &tv, &ts), NKL_OK);
@@ -51,7 +52,7 @@ static void run(nkl_dtype dt, int64_t O, int64_t I, int fill, bool in_place, uin
 }
 
 static const nkl_dtype kX[] = {NKL_F32, NKL_F16, NKL_BF16};
-static const int64_t kShapes[][2] = {{1, 1},   {1, 17},  {3, 33},  {5, 100},  {16, 15},
+static const int64_t kShapes[][2] = {{1, 1},   {1, 17},  {3, 33},    {5, 100},   {16, 15},
                                      {31, 64}, {33, 65}, {70, 1000}, {2, 16411}, {1, 4096}};
 
 static void test_sweep(void) {
@@ -89,12 +90,14 @@ static void test_bitwise_agreement(void) {
     nkl_fill_normal(w, kX[d], O * I, 3, 1.0);
     float u[75], ref[75 + 1037 + 1], got[75 + 1037 + 1];
     nkl_fill_normal(u, NKL_F32, O, 4, 0.1);
-    nkl_tensor tw = nkl_tensor_make(kX[d], 2, (int64_t[]){O, I}, w), tu = nkl_tensor_make(NKL_F32, 1, &O, u);
+    nkl_tensor tw = nkl_tensor_make(kX[d], 2, (int64_t[]){O, I}, w),
+               tu = nkl_tensor_make(NKL_F32, 1, &O, u);
     for (int pass = 0; pass <= nisa * 3; pass++) {
       float *out = pass ? got : ref;
       nkl_set_max_isa(pass ? isas[(pass - 1) / 3] : NKL_ISA_SCALAR);
       nkl_set_num_threads(pass ? (pass - 1) % 3 + 1 : 1);
-      nkl_tensor tuo = nkl_tensor_make(NKL_F32, 1, &O, out), tv = nkl_tensor_make(NKL_F32, 1, &I, out + O);
+      nkl_tensor tuo = nkl_tensor_make(NKL_F32, 1, &O, out),
+                 tv = nkl_tensor_make(NKL_F32, 1, &I, out + O);
       nkl_tensor ts = nkl_tensor_make(NKL_F32, 1, &one, out + O + I);
       CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, 1e-12f, &tuo, &tv, &ts), NKL_OK);
       if (pass)
@@ -107,7 +110,8 @@ static void test_bitwise_agreement(void) {
 
 static void test_oracle_detects_errors(void) {
   run(NKL_BF16, 9, 100, 0, false, 1, 1000);
-  CHECK(g_bad == 1, "1000-ulp (1e-4 relative) error in v_out[0] gave %lld mismatches, want 1", (long long)g_bad);
+  CHECK(g_bad == 1, "1000-ulp (1e-4 relative) error in v_out[0] gave %lld mismatches, want 1",
+        (long long)g_bad);
 }
 
 static void test_bad_input(void) {
@@ -119,25 +123,35 @@ static void test_bad_input(void) {
   for (int i = 0; i < 4; i++) uo[i] = 777.0f;
   for (int i = 0; i < 8; i++) v[i] = 777.0f;
   sg[0] = 777.0f;
-  nkl_tensor tw = nkl_tensor_make(NKL_F32, 2, (int64_t[]){O, I}, w), tu = nkl_tensor_make(NKL_F32, 1, &O, u);
+  nkl_tensor tw = nkl_tensor_make(NKL_F32, 2, (int64_t[]){O, I}, w),
+             tu = nkl_tensor_make(NKL_F32, 1, &O, u);
   nkl_tensor tuo = nkl_tensor_make(NKL_F32, 1, &O, uo), tv = nkl_tensor_make(NKL_F32, 1, &I, v);
   nkl_tensor ts = nkl_tensor_make(NKL_F32, 1, &one, sg), t;
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(NULL, &tu, 1e-12f, &tuo, &tv, &ts), NKL_ERR_NULL_POINTER);
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, NULL, 1e-12f, &tuo, &tv, &ts), NKL_ERR_NULL_POINTER);
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, 1e-12f, &tuo, &tv, NULL), NKL_ERR_NULL_POINTER);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(NULL, &tu, 1e-12f, &tuo, &tv, &ts),
+               NKL_ERR_NULL_POINTER);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, NULL, 1e-12f, &tuo, &tv, &ts),
+               NKL_ERR_NULL_POINTER);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, 1e-12f, &tuo, &tv, NULL),
+               NKL_ERR_NULL_POINTER);
   t = nkl_tensor_make(NKL_F32, 1, &three, u);
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &t, 1e-12f, &tuo, &tv, &ts), NKL_ERR_BAD_SHAPE);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &t, 1e-12f, &tuo, &tv, &ts),
+               NKL_ERR_BAD_SHAPE);
   t = nkl_tensor_make(NKL_F32, 1, &O, v);
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, 1e-12f, &tuo, &t, &ts), NKL_ERR_BAD_SHAPE);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, 1e-12f, &tuo, &t, &ts),
+               NKL_ERR_BAD_SHAPE);
   t = nkl_tensor_make(NKL_BF16, 1, &O, h);
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &t, 1e-12f, &tuo, &tv, &ts), NKL_ERR_BAD_DTYPE);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &t, 1e-12f, &tuo, &tv, &ts),
+               NKL_ERR_BAD_DTYPE);
   t = tw, t.dtype = NKL_I32;
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&t, &tu, 1e-12f, &tuo, &tv, &ts), NKL_ERR_BAD_DTYPE);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&t, &tu, 1e-12f, &tuo, &tv, &ts),
+               NKL_ERR_BAD_DTYPE);
   t = nkl_tensor_make(NKL_F32, 1, &I, w);
   CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&t, &tu, 1e-12f, &tuo, &tv, &ts), NKL_ERR_BAD_RANK);
   t = tw, t.strides[0] = 9, t.shape[0] = 3;
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&t, &tu, 1e-12f, &tuo, &tv, &ts), NKL_ERR_BAD_STRIDE);
-  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, -1.0f, &tuo, &tv, &ts), NKL_ERR_BAD_PARAM);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&t, &tu, 1e-12f, &tuo, &tv, &ts),
+               NKL_ERR_BAD_STRIDE);
+  CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, -1.0f, &tuo, &tv, &ts),
+               NKL_ERR_BAD_PARAM);
   CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, NAN, &tuo, &tv, &ts), NKL_ERR_BAD_PARAM);
   t = nkl_tensor_make(NKL_F32, 1, &I, w); /* v_out is w */
   CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, 1e-12f, &tuo, &t, &ts), NKL_ERR_ALIAS);

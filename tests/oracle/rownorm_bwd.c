@@ -5,8 +5,8 @@
 #include "oracle/oracle.h"
 
 void oracle_rownorm_bwd_row(const double *x, const double *dy, const double *w, int64_t n,
-                            double mean, double rstd, bool ln, double *dx, double *dw,
-                            double *db, double *tol_scale) {
+                            double mean, double rstd, bool ln, double *dx, double *dw, double *db,
+                            double *tol_scale) {
   double sgz = 0.0, sg = 0.0, agz = 0.0, ag = 0.0;
   for (int64_t i = 0; i < n; i++) {
     const double z = (x[i] - mean) * rstd, g = dy[i] * (w ? w[i] : 1.0);
@@ -18,8 +18,8 @@ void oracle_rownorm_bwd_row(const double *x, const double *dy, const double *w, 
     dx[i] = rstd * (g - z * c1 - c2);
     /* magnitude of the terms whose f32 rounding the kernel's dx carries */
     if (tol_scale)
-      tol_scale[i] = rstd * (fabs(g) + fabs(z) * (fabs(c1) + agz / (double)n) +
-                             (ln ? ag / (double)n : 0.0));
+      tol_scale[i] =
+          rstd * (fabs(g) + fabs(z) * (fabs(c1) + agz / (double)n) + (ln ? ag / (double)n : 0.0));
     if (dw) dw[i] += dy[i] * z;
     if (db) db[i] += dy[i];
   }

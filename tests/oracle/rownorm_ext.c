@@ -16,8 +16,7 @@ double oracle_gemma_rmsnorm_row(const double *x, int64_t n, const double *w, dou
   return rstd;
 }
 
-void oracle_fused_add_row(const double *x, const double *res, int64_t n, nkl_dtype dt,
-                          double *r) {
+void oracle_fused_add_row(const double *x, const double *res, int64_t n, nkl_dtype dt, double *r) {
   /* the sum rounded to the storage type (exact in double for f16/bf16/f32 operands up to a
    * final rounding that matches f32 addition followed by the dtype rounding) */
   float t;

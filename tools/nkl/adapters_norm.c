@@ -105,15 +105,19 @@ static void rn_check(void *p, check_result *res) {
     const char *yrow = (const char *)c->y->data + (size_t)(r * n) * nkl_dtype_size(c->dt);
     for (int64_t i = 0; i < n; i++) x[i] = nkl_get(xrow, c->dt, i);
     double mean = 0.0, rstd;
-    if (c->kind == RN_RMS) rstd = oracle_rmsnorm_row(x, n, c->w ? w : NULL, c->eps, y);
-    else rstd = oracle_layernorm_row(x, n, c->w ? w : NULL, c->b ? b : NULL, c->eps, y, &mean);
+    if (c->kind == RN_RMS)
+      rstd = oracle_rmsnorm_row(x, n, c->w ? w : NULL, c->eps, y);
+    else
+      rstd = oracle_layernorm_row(x, n, c->w ? w : NULL, c->b ? b : NULL, c->eps, y, &mean);
     for (int64_t i = 0; i < n; i++)
-      nkl_cmp_add(&res->cmp, nkl_get(yrow, c->dt, i), y[i],
-                  rownorm_tolerance(c->dt, n, y[i], (fabs(x[i]) + fabs(mean)) * rstd + 1.0, w[i], b[i]),
-                  r * n + i);
+      nkl_cmp_add(
+          &res->cmp, nkl_get(yrow, c->dt, i), y[i],
+          rownorm_tolerance(c->dt, n, y[i], (fabs(x[i]) + fabs(mean)) * rstd + 1.0, w[i], b[i]),
+          r * n + i);
     nkl_cmp_add(&res->cmp, ((float *)c->rstd->data)[r], rstd, 4 * gamma * rstd, -1);
     if (c->mean)
-      nkl_cmp_add(&res->cmp, ((float *)c->mean->data)[r], mean, 4 * gamma * (fabs(mean) + 1.0 / rstd), -1);
+      nkl_cmp_add(&res->cmp, ((float *)c->mean->data)[r], mean,
+                  4 * gamma * (fabs(mean) + 1.0 / rstd), -1);
   }
   res->pass = res->cmp.bad == 0;
   snprintf(res->note, sizeof res->note, "all %lld outputs and row statistics",
@@ -135,7 +139,17 @@ static const nkl_adapter kLayerNormFwd = {"LayerNormFwd", ln_create, rn_run, rn_
 
 /* ---- row-norm variants: Gemma, fused add, AdaLN, QK, group, quantized, weight norm ----- */
 
-typedef enum { RX_GEMMA, RX_FADD_RMS, RX_FADD_LN, RX_ADALN, RX_QK, RX_GROUP, RX_RMSQ, RX_LNQ, RX_WN } rx_kind;
+typedef enum {
+  RX_GEMMA,
+  RX_FADD_RMS,
+  RX_FADD_LN,
+  RX_ADALN,
+  RX_QK,
+  RX_GROUP,
+  RX_RMSQ,
+  RX_LNQ,
+  RX_WN
+} rx_kind;
 
 typedef struct rx_case {
   rx_kind kind;
@@ -197,9 +211,14 @@ static void *rx_create(nkl_desc *d, case_info *info, rx_kind kind, char *err, si
   c->m = 1;
   for (int i = 0; i < rank - 1; i++) c->m *= xs[i];
   const nkl_dtype dt = c->dt, yt = rx_quant(kind) ? NKL_FP8_E4M3 : dt;
-  if (!(c->x = case_add(info, kind == RX_QK ? "q" : kind == RX_WN ? "v" : "x", false, dt, rank, xs, err, el)))
+  if (!(c->x = case_add(info,
+                        kind == RX_QK   ? "q"
+                        : kind == RX_WN ? "v"
+                                        : "x",
+                        false, dt, rank, xs, err, el)))
     goto fail;
-  if (rx_fused(kind) && !(c->res = case_add(info, "residual", false, dt, rank, xs, err, el))) goto fail;
+  if (rx_fused(kind) && !(c->res = case_add(info, "residual", false, dt, rank, xs, err, el)))
+    goto fail;
   if (kind == RX_QK && !(c->k = case_add(info, "k", false, dt, rank, xs, err, el))) goto fail;
   if (kind == RX_ADALN) {
     if (!(c->w = case_add(info, "scale", false, dt, rank, xs, err, el)) ||
@@ -210,20 +229,29 @@ static void *rx_create(nkl_desc *d, case_info *info, rx_kind kind, char *err, si
   } else if (kind == RX_WN) {
     if (!(c->g = case_add(info, "g", false, dt, 1, &c->m, err, el))) goto fail;
   } else {
-    if (!(c->w = case_add(info, kind == RX_QK ? "q_weight" : "weight", false, dt, 1, &c->n, err, el)))
+    if (!(c->w =
+              case_add(info, kind == RX_QK ? "q_weight" : "weight", false, dt, 1, &c->n, err, el)))
       goto fail;
-    if (kind == RX_QK && !(c->kw = case_add(info, "k_weight", false, dt, 1, &c->n, err, el))) goto fail;
+    if (kind == RX_QK && !(c->kw = case_add(info, "k_weight", false, dt, 1, &c->n, err, el)))
+      goto fail;
     if (rx_ln(kind) && !(c->b = case_add(info, "bias", false, dt, 1, &c->n, err, el))) goto fail;
   }
-  if (!(c->y = case_add(info, rx_quant(kind) ? "q" : kind == RX_QK ? "q_out" : "y", true, yt, rank, xs, err, el)))
+  if (!(c->y = case_add(info,
+                        rx_quant(kind)  ? "q"
+                        : kind == RX_QK ? "q_out"
+                                        : "y",
+                        true, yt, rank, xs, err, el)))
     goto fail;
-  if (rx_fused(kind) && !(c->ro = case_add(info, "residual_out", true, dt, rank, xs, err, el))) goto fail;
+  if (rx_fused(kind) && !(c->ro = case_add(info, "residual_out", true, dt, rank, xs, err, el)))
+    goto fail;
   if (kind == RX_QK && !(c->ky = case_add(info, "k_out", true, dt, rank, xs, err, el))) goto fail;
   if (rx_quant(kind)) {
     if (!(c->scale = case_add(info, "scale", true, NKL_F32, 1, &c->m, err, el))) goto fail;
   } else if (kind != RX_QK) {
-    if (rx_ln(kind) && !(c->mean = case_add(info, "mean", true, NKL_F32, 1, &c->m, err, el))) goto fail;
-    if (!(c->rstd = case_add(info, kind == RX_WN ? "norm" : "rstd", true, NKL_F32, 1, &c->m, err, el)))
+    if (rx_ln(kind) && !(c->mean = case_add(info, "mean", true, NKL_F32, 1, &c->m, err, el)))
+      goto fail;
+    if (!(c->rstd =
+              case_add(info, kind == RX_WN ? "norm" : "rstd", true, NKL_F32, 1, &c->m, err, el)))
       goto fail;
   }
   const int64_t mn = c->m * c->n;
@@ -242,9 +270,9 @@ fail:
   return NULL;
 }
 
-#define RX_CREATE(name, kind)                                                             \
-  static void *name(nkl_desc *d, case_info *info, char *err, size_t el) {                 \
-    return rx_create(d, info, kind, err, el);                                             \
+#define RX_CREATE(name, kind)                                             \
+  static void *name(nkl_desc *d, case_info *info, char *err, size_t el) { \
+    return rx_create(d, info, kind, err, el);                             \
   }
 RX_CREATE(gemma_create, RX_GEMMA)
 RX_CREATE(fadd_rms_create, RX_FADD_RMS)
@@ -260,9 +288,11 @@ static nkl_status rx_run(void *p) {
   rx_case *c = p;
   switch (c->kind) {
   case RX_GEMMA: return nkl_gemma_rmsnorm_fwd(c->x, c->w, c->eps, c->y, c->rstd);
-  case RX_FADD_RMS: return nkl_fused_add_rmsnorm_fwd(c->x, c->res, c->w, c->eps, c->y, c->ro, c->rstd);
+  case RX_FADD_RMS:
+    return nkl_fused_add_rmsnorm_fwd(c->x, c->res, c->w, c->eps, c->y, c->ro, c->rstd);
   case RX_FADD_LN:
-    return nkl_fused_add_layernorm_fwd(c->x, c->res, c->w, c->b, c->eps, c->y, c->ro, c->mean, c->rstd);
+    return nkl_fused_add_layernorm_fwd(c->x, c->res, c->w, c->b, c->eps, c->y, c->ro, c->mean,
+                                       c->rstd);
   case RX_ADALN: return nkl_adalayernorm_fwd(c->x, c->w, c->b, c->eps, c->y, c->mean, c->rstd);
   case RX_QK: return nkl_qknorm_fwd(c->x, c->k, c->w, c->kw, c->eps, c->y, c->ky);
   case RX_GROUP: return nkl_group_rmsnorm_fwd(c->x, c->w, c->eps, c->y, c->rstd);
@@ -283,19 +313,25 @@ static void rx_check_row(const rx_case *c, nkl_cmp *cmp, const double *x, const 
                          double *yref) {
   const int64_t n = c->n;
   double mean = 0.0, rstd;
-  if (c->kind == RX_WN) rstd = 1.0 / oracle_weightnorm_row(x, n, w[0], yref);
-  else if (c->kind == RX_GEMMA) rstd = oracle_gemma_rmsnorm_row(x, n, w, c->eps, yref);
-  else if (rx_ln(c->kind)) rstd = oracle_layernorm_row(x, n, w, b, c->eps, yref, &mean);
-  else rstd = oracle_rmsnorm_row(x, n, w, c->eps, yref);
+  if (c->kind == RX_WN)
+    rstd = 1.0 / oracle_weightnorm_row(x, n, w[0], yref);
+  else if (c->kind == RX_GEMMA)
+    rstd = oracle_gemma_rmsnorm_row(x, n, w, c->eps, yref);
+  else if (rx_ln(c->kind))
+    rstd = oracle_layernorm_row(x, n, w, b, c->eps, yref, &mean);
+  else
+    rstd = oracle_rmsnorm_row(x, n, w, c->eps, yref);
   const double gamma = ((double)n / 16.0 + 12.0) * 0x1p-24;
   const nkl_dtype ot = rx_quant(c->kind) ? NKL_F32 : c->dt;
   double ytol = 0.0;
   for (int64_t i = 0; i < n; i++) {
     const double wi = c->kind == RX_WN ? w[0] : c->kind == RX_GEMMA ? 1.0 + w[i] : w[i];
-    const double t = rownorm_tolerance(ot, n, yref[i], (fabs(x[i]) + fabs(mean)) * rstd + 1.0,
-                                       wi, b ? b[i] : 0.0);
-    if (rx_quant(c->kind)) ytol = t > ytol ? t : ytol;
-    else nkl_cmp_add(cmp, nkl_get(out->data, c->dt, r * n + i), yref[i], t, r * n + i);
+    const double t = rownorm_tolerance(ot, n, yref[i], (fabs(x[i]) + fabs(mean)) * rstd + 1.0, wi,
+                                       b ? b[i] : 0.0);
+    if (rx_quant(c->kind))
+      ytol = t > ytol ? t : ytol;
+    else
+      nkl_cmp_add(cmp, nkl_get(out->data, c->dt, r * n + i), yref[i], t, r * n + i);
   }
   if (rx_quant(c->kind)) {
     oracle_check_quant_row(cmp, yref, n, ytol, 1e-12, (const uint8_t *)out->data + r * n,
@@ -305,7 +341,8 @@ static void rx_check_row(const rx_case *c, nkl_cmp *cmp, const double *x, const 
   if (!stat) return;
   const double want = c->kind == RX_WN ? 1.0 / rstd : rstd;
   nkl_cmp_add(cmp, stat[r], want, 4 * gamma * want, -1);
-  if (c->mean) nkl_cmp_add(cmp, ((float *)c->mean->data)[r], mean, 4 * gamma * (fabs(mean) + 1.0 / rstd), -1);
+  if (c->mean)
+    nkl_cmp_add(cmp, ((float *)c->mean->data)[r], mean, 4 * gamma * (fabs(mean) + 1.0 / rstd), -1);
 }
 
 /* Every output of every row against the oracle (one pass in double). */
@@ -336,7 +373,10 @@ static void rx_check(void *p, check_result *res) {
   }
   res->pass = res->cmp.bad == 0;
   snprintf(res->note, sizeof res->note, "all %lld outputs%s and row statistics",
-           (long long)(c->m * n), c->k ? " of q and k" : c->res ? " (and residual_out)" : "");
+           (long long)(c->m * n),
+           c->k     ? " of q and k"
+           : c->res ? " (and residual_out)"
+                    : "");
   free(x), free(r), free(w), free(b), free(y);
 }
 
@@ -347,8 +387,10 @@ static void rx_destroy(void *p) {
 }
 
 static const nkl_adapter kGemma = {"GemmaRMSNormFwd", gemma_create, rx_run, rx_check, rx_destroy};
-static const nkl_adapter kFaddRms = {"FusedAddRMSNormFwd", fadd_rms_create, rx_run, rx_check, rx_destroy};
-static const nkl_adapter kFaddLn = {"FusedAddLayerNormFwd", fadd_ln_create, rx_run, rx_check, rx_destroy};
+static const nkl_adapter kFaddRms = {"FusedAddRMSNormFwd", fadd_rms_create, rx_run, rx_check,
+                                     rx_destroy};
+static const nkl_adapter kFaddLn = {"FusedAddLayerNormFwd", fadd_ln_create, rx_run, rx_check,
+                                    rx_destroy};
 static const nkl_adapter kAdaLn = {"AdaLayerNormFwd", adaln_create, rx_run, rx_check, rx_destroy};
 static const nkl_adapter kQk = {"QKNormFwd", qk_create, rx_run, rx_check, rx_destroy};
 static const nkl_adapter kGroup = {"GroupRMSNormFwd", group_create, rx_run, rx_check, rx_destroy};
@@ -452,12 +494,14 @@ static void bw_check(void *p, check_result *res) {
   for (int64_t r = 0; r < c->m; r++) {
     for (int64_t i = 0; i < n; i++)
       x[i] = nkl_get(c->x->data, dt, r * n + i), dy[i] = nkl_get(c->dy->data, dt, r * n + i);
-    const double mean = c->ln ? ((float *)c->mean->data)[r] : 0.0, rstd = ((float *)c->rstd->data)[r];
+    const double mean = c->ln ? ((float *)c->mean->data)[r] : 0.0,
+                 rstd = ((float *)c->rstd->data)[r];
     oracle_rownorm_bwd_row(x, dy, w, n, mean, rstd, c->ln, dx, dw, db, ts);
     for (int64_t i = 0; i < n; i++) {
       adw[i] += fabs(dy[i] * (x[i] - mean) * rstd), adb[i] += fabs(dy[i]);
       nkl_cmp_add(&res->cmp, nkl_get(c->dx->data, dt, r * n + i), dx[i],
-                  nkl_unit_roundoff(dt) * fabs(dx[i]) + nkl_denorm_min(dt) + 4 * gamma * ts[i], r * n + i);
+                  nkl_unit_roundoff(dt) * fabs(dx[i]) + nkl_denorm_min(dt) + 4 * gamma * ts[i],
+                  r * n + i);
     }
   }
   const double gm = ((double)c->m + 16.0) * 0x1p-24; /* m sequential f32 adds per column */
@@ -527,9 +571,12 @@ static void *lp_create(nkl_desc *d, case_info *info, int p, char *err, size_t el
   c->A = c->B = c->C = 1;
   bool kept = false;
   for (int i = 0; i < rank; i++) {
-    if (!red[i]) ys[yr++] = xs[i], c->B *= xs[i], kept = true;
-    else if (!kept) c->A *= xs[i];
-    else c->C *= xs[i];
+    if (!red[i])
+      ys[yr++] = xs[i], c->B *= xs[i], kept = true;
+    else if (!kept)
+      c->A *= xs[i];
+    else
+      c->C *= xs[i];
   }
   if (!kept) c->C *= c->A, c->A = 1;
   if (!(c->x = case_add(info, "x", false, c->dt, rank, xs, err, el)) ||
@@ -635,18 +682,21 @@ static nkl_status sn_run(void *p) {
 
 static void sn_check(void *p, check_result *res) {
   sn_case *c = p;
-  double *u = malloc((size_t)c->o * 8), *ru = malloc((size_t)c->o * 8), *eu = malloc((size_t)c->o * 8);
+  double *u = malloc((size_t)c->o * 8), *ru = malloc((size_t)c->o * 8),
+         *eu = malloc((size_t)c->o * 8);
   double *rv = malloc((size_t)c->i * 8), *ev = malloc((size_t)c->i * 8), es;
   for (int64_t k = 0; k < c->o; k++) u[k] = ((float *)c->u->data)[k];
-  const double sigma = oracle_spectral_power_iter(c->w->data, c->dt, c->o, c->i, u, 1e-12, ru, rv, eu, ev, &es);
+  const double sigma =
+      oracle_spectral_power_iter(c->w->data, c->dt, c->o, c->i, u, 1e-12, ru, rv, eu, ev, &es);
   nkl_cmp_init(&res->cmp);
-  for (int64_t j = 0; j < c->i; j++) nkl_cmp_add(&res->cmp, ((float *)c->v->data)[j], rv[j], ev[j], j);
+  for (int64_t j = 0; j < c->i; j++)
+    nkl_cmp_add(&res->cmp, ((float *)c->v->data)[j], rv[j], ev[j], j);
   for (int64_t k = 0; k < c->o; k++)
     nkl_cmp_add(&res->cmp, ((float *)c->uo->data)[k], ru[k], eu[k], c->i + k);
   nkl_cmp_add(&res->cmp, *(float *)c->sigma->data, sigma, es, -1);
   res->pass = res->cmp.bad == 0;
-  snprintf(res->note, sizeof res->note, "sigma, all %lld of u_out and %lld of v_out", (long long)c->o,
-           (long long)c->i);
+  snprintf(res->note, sizeof res->note, "sigma, all %lld of u_out and %lld of v_out",
+           (long long)c->o, (long long)c->i);
   free(u), free(ru), free(eu), free(rv), free(ev);
 }
 
@@ -656,8 +706,10 @@ static void sn_destroy(void *p) {
   free(c);
 }
 
-static const nkl_adapter kSpectral = {"SpectralNormPowerIterFwd", sn_create, sn_run, sn_check, sn_destroy};
+static const nkl_adapter kSpectral = {"SpectralNormPowerIterFwd", sn_create, sn_run, sn_check,
+                                      sn_destroy};
 
 const nkl_adapter *const nkl_norm_adapters[] = {
-    &kRmsNormFwd, &kLayerNormFwd, &kGemma, &kFaddRms, &kFaddLn, &kAdaLn, &kQk,
-    &kGroup,      &kRmsQ,         &kLnQ,   &kWn,      &kRmsBwd, &kLnBwd, &kL1, &kL2, &kSpectral, NULL};
+    &kRmsNormFwd, &kLayerNormFwd, &kGemma, &kFaddRms,  &kFaddLn, &kAdaLn,
+    &kQk,         &kGroup,        &kRmsQ,  &kLnQ,      &kWn,     &kRmsBwd,
+    &kLnBwd,      &kL1,           &kL2,    &kSpectral, NULL};

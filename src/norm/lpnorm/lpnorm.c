@@ -8,15 +8,18 @@
 #include "norm/lpnorm/lpnorm.h"
 #include "norm/norm_scratch.h"
 
-#define DECL_ISA(op, pfx, isa) void pfx##_f32acc_##op##__##isa(const void *a, int64_t i0, int64_t i1);
-#define DECL(op, pfx, xt) DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
+#define DECL_ISA(op, pfx, isa) \
+  void pfx##_f32acc_##op##__##isa(const void *a, int64_t i0, int64_t i1);
+#define DECL(op, pfx, xt) \
+  DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
 NKL_LPNORM_DTYPES(DECL, l1norm_fwd)
 NKL_LPNORM_DTYPES(DECL, l2norm_fwd)
 
-#define ENTRY(op, pfx, isa, level, xt)                                                    \
+#define ENTRY(op, pfx, isa, level, xt) \
   {#pfx "_f32acc_" #op "__" #isa, level, (int)(xt), (void (*)(void))pfx##_f32acc_##op##__##isa},
 #if defined(__x86_64__)
-#define X86(op, pfx, xt) ENTRY(op, pfx, avx512, NKL_ISA_AVX512, xt) ENTRY(op, pfx, avx2, NKL_ISA_AVX2, xt)
+#define X86(op, pfx, xt) \
+  ENTRY(op, pfx, avx512, NKL_ISA_AVX512, xt) ENTRY(op, pfx, avx2, NKL_ISA_AVX2, xt)
 #else
 #define X86(op, pfx, xt)
 #endif
@@ -91,9 +94,12 @@ static nkl_status lpnorm(const char *op, int p, const nkl_tensor *x, const int *
     return nkl__fail(NKL_ERR_UNSUPPORTED, "%s: the kept dims must be adjacent", op);
   int64_t A = 1, B = 1, C = 1;
   for (int d = 0; d < x->rank; d++) {
-    if (!red[d]) B *= x->shape[d];
-    else if (kept && d < first) A *= x->shape[d];
-    else C *= x->shape[d];
+    if (!red[d])
+      B *= x->shape[d];
+    else if (kept && d < first)
+      A *= x->shape[d];
+    else
+      C *= x->shape[d];
   }
   if (y->rank != kept)
     return nkl__fail(NKL_ERR_BAD_RANK, "%s: y must have rank %d (keepdim=false), got %d", op, kept,
@@ -105,7 +111,9 @@ static nkl_status lpnorm(const char *op, int p, const nkl_tensor *x, const int *
                        nkl__shape_str(y, by, sizeof by), nkl__shape_str(x, bx, sizeof bx));
     }
   if (nkl__overlaps(x, y)) return nkl__fail(NKL_ERR_ALIAS, "%s: y overlaps x", op);
-  const nkl_kernel_entry *k = nkl__select(p == 1 ? k_l1 : k_l2, p == 1 ? sizeof k_l1 / sizeof k_l1[0] : sizeof k_l2 / sizeof k_l2[0], (int)xt);
+  const nkl_kernel_entry *k =
+      nkl__select(p == 1 ? k_l1 : k_l2,
+                  p == 1 ? sizeof k_l1 / sizeof k_l1[0] : sizeof k_l2 / sizeof k_l2[0], (int)xt);
   if (!k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
   const int64_t nblk = (C + kBlock - 1) / kBlock, total = B * A * nblk;
   float *part = nkl__norm_scratch_get((size_t)total * sizeof(float));

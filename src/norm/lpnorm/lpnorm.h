@@ -18,9 +18,9 @@ typedef struct lpnorm_args {
 } lpnorm_args;
 
 /* (name prefix, dtype) */
-#define NKL_LPNORM_DTYPES(X, op)                                                          \
-  X(op, f32, NKL_F32)                                                                     \
-  X(op, f16, NKL_F16)                                                                     \
+#define NKL_LPNORM_DTYPES(X, op) \
+  X(op, f32, NKL_F32)            \
+  X(op, f16, NKL_F16)            \
   X(op, bf16, NKL_BF16)
 
 #endif

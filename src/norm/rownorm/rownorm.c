@@ -7,8 +7,10 @@
 #include "norm/rownorm/rownorm.h"
 
 /* Prototypes of every kernel: <prefix>_f32acc_<op>__<isa>. */
-#define DECL_ISA(op, pfx, isa) void pfx##_f32acc_##op##__##isa(const void *a, int64_t r0, int64_t r1);
-#define DECL(op, pfx, xt, wt) DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
+#define DECL_ISA(op, pfx, isa) \
+  void pfx##_f32acc_##op##__##isa(const void *a, int64_t r0, int64_t r1);
+#define DECL(op, pfx, xt, wt) \
+  DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
 #define DECL_OP(op) NKL_ROWNORM_DTYPES_OP(DECL, op)
 DECL_OP(rmsnorm_fwd)
 DECL_OP(layernorm_fwd)
@@ -19,22 +21,22 @@ DECL_OP(rmsnorm_quant_fwd)
 DECL_OP(layernorm_quant_fwd)
 DECL_OP(weightnorm_fwd)
 
-#define KEY(xt, wt) ((int)(xt) * 16 + (int)(wt))
-#define ENTRY(op, pfx, isa, level, xt, wt)                                                \
+#define KEY(xt, wt) ((int)(xt)*16 + (int)(wt))
+#define ENTRY(op, pfx, isa, level, xt, wt) \
   {#pfx "_f32acc_" #op "__" #isa, level, KEY(xt, wt), (void (*)(void))pfx##_f32acc_##op##__##isa},
 
 /* Ordered best first; the scalar kernels come last. The AVX-512-BF16 level adds nothing
  * here: vcvtneps2bf16 flushes denormals (it would change results) and there is no dot
  * product to accelerate, so those CPUs run the AVX-512 kernels. */
 #if defined(__x86_64__)
-#define X86(op, pfx, xt, wt)                                                              \
+#define X86(op, pfx, xt, wt) \
   ENTRY(op, pfx, avx512, NKL_ISA_AVX512, xt, wt) ENTRY(op, pfx, avx2, NKL_ISA_AVX2, xt, wt)
 #else
 #define X86(op, pfx, xt, wt)
 #endif
 #define SCALAR(op, pfx, xt, wt) ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, xt, wt)
-#define LIST(op)                                                                          \
-  static const nkl_kernel_entry k_##op[] = {NKL_ROWNORM_DTYPES_OP(X86, op)                \
+#define LIST(op)                                                           \
+  static const nkl_kernel_entry k_##op[] = {NKL_ROWNORM_DTYPES_OP(X86, op) \
                                                 NKL_ROWNORM_DTYPES_OP(SCALAR, op)};
 LIST(rmsnorm_fwd)
 LIST(layernorm_fwd)
@@ -69,8 +71,8 @@ typedef struct rn_plan {
 } rn_plan;
 
 /* The fields of a request naming its op and kernel list (k_<list>). */
-#define REQ(opname, list_, kind_, flags_)                                                  \
-  .op = opname, .kind = kind_, .flags = flags_, .list = k_##list_,                        \
+#define REQ(opname, list_, kind_, flags_)                          \
+  .op = opname, .kind = kind_, .flags = flags_, .list = k_##list_, \
   .count = sizeof k_##list_ / sizeof k_##list_[0]
 
 static bool is_float16_32(nkl_dtype t) { return t == NKL_F32 || t == NKL_F16 || t == NKL_BF16; }
@@ -87,8 +89,7 @@ static nkl_status check_same_shape(const char *op, const nkl_tensor *t, const ch
 }
 
 /* A per-channel (or per-row) parameter: dtype x's or f32, and contiguous. */
-static nkl_status check_param(const char *op, const nkl_tensor *v, const char *what,
-                              nkl_dtype xt) {
+static nkl_status check_param(const char *op, const nkl_tensor *v, const char *what, nkl_dtype xt) {
   nkl_status s = nkl__check_tensor(v, what);
   if (s) return s;
   if (v->dtype != xt && v->dtype != NKL_F32)
@@ -112,10 +113,8 @@ static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *wha
 }
 
 /* An f32 statistics output with `rows` elements (optional unless required). */
-static nkl_status check_stat(const nkl_tensor *t, const char *what, int64_t rows,
-                             bool required) {
-  if (!t)
-    return required ? nkl__fail(NKL_ERR_NULL_POINTER, "%s is required", what) : NKL_OK;
+static nkl_status check_stat(const nkl_tensor *t, const char *what, int64_t rows, bool required) {
+  if (!t) return required ? nkl__fail(NKL_ERR_NULL_POINTER, "%s is required", what) : NKL_OK;
   nkl_status s = nkl__check_tensor(t, what);
   if (s) return s;
   if (t->dtype != NKL_F32)
@@ -164,8 +163,8 @@ static nkl_status check_aliasing(const char *op, const named *outs, int nout, co
       const bool exact = outs[o].t->data == ins[i].t->data && outs[o].rs == ins[i].rs &&
                          outs[o].t->dtype == ins[i].t->dtype && outs[o].rs > 0;
       if (!(pair && exact))
-        return nkl__fail(NKL_ERR_ALIAS, "%s: %s overlaps %s (only exact in-place is allowed)",
-                         op, outs[o].name, ins[i].name);
+        return nkl__fail(NKL_ERR_ALIAS, "%s: %s overlaps %s (only exact in-place is allowed)", op,
+                         outs[o].name, ins[i].name);
     }
   }
   return NKL_OK;
@@ -193,7 +192,8 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
   for (int j = 0; j < 2; j++) {
     const nkl_tensor *v = wb[j];
     if (!v) {
-      if (q->wmode == WB_ROWS || (q->wmode == WB_GROUP && j == 0)) return nkl__fail(NKL_ERR_NULL_POINTER, "%s: %s is required", op, wbn[j]);
+      if (q->wmode == WB_ROWS || (q->wmode == WB_GROUP && j == 0))
+        return nkl__fail(NKL_ERR_NULL_POINTER, "%s: %s is required", op, wbn[j]);
       continue;
     }
     if (q->wmode == WB_VEC) {
@@ -208,10 +208,12 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
         return nkl__fail(NKL_ERR_BAD_RANK, "%s: x must be [..., G, D] (rank >= 2), got rank %d", op,
                          q->x->rank);
       if (v->rank != 2)
-        return nkl__fail(NKL_ERR_BAD_RANK, "%s: w must be [G, D] (rank 2), got rank %d", op, v->rank);
+        return nkl__fail(NKL_ERR_BAD_RANK, "%s: w must be [G, D] (rank 2), got rank %d", op,
+                         v->rank);
       if (v->shape[0] != q->x->shape[q->x->rank - 2] || v->shape[1] != n)
-        return nkl__fail(NKL_ERR_BAD_SHAPE, "%s: w is [%lld, %lld]; x's last two dims are [%lld, %lld]",
-                         op, (long long)v->shape[0], (long long)v->shape[1],
+        return nkl__fail(NKL_ERR_BAD_SHAPE,
+                         "%s: w is [%lld, %lld]; x's last two dims are [%lld, %lld]", op,
+                         (long long)v->shape[0], (long long)v->shape[1],
                          (long long)q->x->shape[q->x->rank - 2], (long long)n);
       wb_rs = n, wb_rows = v->shape[0];
     }
@@ -250,19 +252,28 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
   if (!p->k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
   const int64_t es = (int64_t)nkl_dtype_size(xt);
   const rownorm_args a = {
-      .x = q->x->data, .x_rs = xrs,
-      .res = fused ? q->res->data : NULL, .res_rs = rrs,
-      .res_out = fused ? q->res_out->data : NULL, .res_out_rs = ors,
-      .y = q->y->data, .y_rs = yrs,
-      .w = q->w ? q->w->data : NULL, .b = q->b ? q->b->data : NULL,
-      .wb_rs = wb_rs, .wb_rows = wb_rows,
+      .x = q->x->data,
+      .x_rs = xrs,
+      .res = fused ? q->res->data : NULL,
+      .res_rs = rrs,
+      .res_out = fused ? q->res_out->data : NULL,
+      .res_out_rs = ors,
+      .y = q->y->data,
+      .y_rs = yrs,
+      .w = q->w ? q->w->data : NULL,
+      .b = q->b ? q->b->data : NULL,
+      .wb_rs = wb_rs,
+      .wb_rows = wb_rows,
       .g = q->g ? q->g->data : NULL,
-      .n = n, .eps = q->eps, .scale_floor = q->scale_floor,
+      .n = n,
+      .eps = q->eps,
+      .scale_floor = q->scale_floor,
       .mean = q->mean ? (float *)q->mean->data : NULL,
       .rstd = q->rstd ? (float *)q->rstd->data : NULL,
       .scale = q->scale ? (float *)q->scale->data : NULL,
       /* res_out is re-read by the later passes over the row: never streamed */
-      .stream = !quant && nkl__use_streaming_stores(q->y->data, yrs * es, m * n * es, 16 * (size_t)es)};
+      .stream =
+          !quant && nkl__use_streaming_stores(q->y->data, yrs * es, m * n * es, 16 * (size_t)es)};
   p->a = a;
   p->m = m;
   /* Rows are independent, so the thread split never changes a result. */
@@ -286,29 +297,50 @@ static nkl_status rownorm(const rn_req *q) {
 
 nkl_status nkl_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
                            nkl_tensor *rstd) {
-  const rn_req q = {REQ("rmsnorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0), .x = x, .w = w, .y = y, .rstd = rstd, .eps = eps};
+  const rn_req q = {REQ("rmsnorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
+                    .x = x,
+                    .w = w,
+                    .y = y,
+                    .rstd = rstd,
+                    .eps = eps};
   return rownorm(&q);
 }
 
 nkl_status nkl_layernorm_fwd(const nkl_tensor *x, const nkl_tensor *w, const nkl_tensor *b,
                              float eps, nkl_tensor *y, nkl_tensor *mean, nkl_tensor *rstd) {
-  const rn_req q = {REQ("layernorm_fwd", layernorm_fwd, ROWNORM_LN, 0), .x = x, .w = w, .b = b, .y = y,
-                    .mean = mean, .rstd = rstd, .eps = eps};
+  const rn_req q = {REQ("layernorm_fwd", layernorm_fwd, ROWNORM_LN, 0),
+                    .x = x,
+                    .w = w,
+                    .b = b,
+                    .y = y,
+                    .mean = mean,
+                    .rstd = rstd,
+                    .eps = eps};
   return rownorm(&q);
 }
 
-nkl_status nkl_gemma_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps,
-                                 nkl_tensor *y, nkl_tensor *rstd) {
-  const rn_req q = {REQ("gemma_rmsnorm_fwd", gemma_rmsnorm_fwd, ROWNORM_RMS, RN_GEMMA), .x = x, .w = w, .y = y,
-                    .rstd = rstd, .eps = eps};
+nkl_status nkl_gemma_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
+                                 nkl_tensor *rstd) {
+  const rn_req q = {REQ("gemma_rmsnorm_fwd", gemma_rmsnorm_fwd, ROWNORM_RMS, RN_GEMMA),
+                    .x = x,
+                    .w = w,
+                    .y = y,
+                    .rstd = rstd,
+                    .eps = eps};
   return rownorm(&q);
 }
 
 nkl_status nkl_fused_add_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *residual,
                                      const nkl_tensor *w, float eps, nkl_tensor *y,
                                      nkl_tensor *residual_out, nkl_tensor *rstd) {
-  const rn_req q = {REQ("fused_add_rmsnorm_fwd", fused_add_rmsnorm_fwd, ROWNORM_RMS, RN_FUSED), .x = x, .res = residual,
-                    .w = w, .y = y, .res_out = residual_out, .rstd = rstd, .eps = eps};
+  const rn_req q = {REQ("fused_add_rmsnorm_fwd", fused_add_rmsnorm_fwd, ROWNORM_RMS, RN_FUSED),
+                    .x = x,
+                    .res = residual,
+                    .w = w,
+                    .y = y,
+                    .res_out = residual_out,
+                    .rstd = rstd,
+                    .eps = eps};
   return rownorm(&q);
 }
 
@@ -316,30 +348,48 @@ nkl_status nkl_fused_add_layernorm_fwd(const nkl_tensor *x, const nkl_tensor *re
                                        const nkl_tensor *w, const nkl_tensor *b, float eps,
                                        nkl_tensor *y, nkl_tensor *residual_out, nkl_tensor *mean,
                                        nkl_tensor *rstd) {
-  const rn_req q = {REQ("fused_add_layernorm_fwd", fused_add_layernorm_fwd, ROWNORM_LN, RN_FUSED), .x = x, .res = residual,
-                    .w = w, .b = b, .y = y, .res_out = residual_out, .mean = mean, .rstd = rstd,
+  const rn_req q = {REQ("fused_add_layernorm_fwd", fused_add_layernorm_fwd, ROWNORM_LN, RN_FUSED),
+                    .x = x,
+                    .res = residual,
+                    .w = w,
+                    .b = b,
+                    .y = y,
+                    .res_out = residual_out,
+                    .mean = mean,
+                    .rstd = rstd,
                     .eps = eps};
   return rownorm(&q);
 }
 
 nkl_status nkl_adalayernorm_fwd(const nkl_tensor *x, const nkl_tensor *scale,
-                                const nkl_tensor *shift, float eps, nkl_tensor *y,
-                                nkl_tensor *mean, nkl_tensor *rstd) {
-  const rn_req q = {REQ("adalayernorm_fwd", layernorm_fwd, ROWNORM_LN, 0), .wmode = WB_ROWS,
-                    .x = x, .w = scale, .b = shift, .y = y, .mean = mean, .rstd = rstd, .eps = eps};
+                                const nkl_tensor *shift, float eps, nkl_tensor *y, nkl_tensor *mean,
+                                nkl_tensor *rstd) {
+  const rn_req q = {REQ("adalayernorm_fwd", layernorm_fwd, ROWNORM_LN, 0),
+                    .wmode = WB_ROWS,
+                    .x = x,
+                    .w = scale,
+                    .b = shift,
+                    .y = y,
+                    .mean = mean,
+                    .rstd = rstd,
+                    .eps = eps};
   return rownorm(&q);
 }
 
-nkl_status nkl_group_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps,
-                                 nkl_tensor *y, nkl_tensor *rstd) {
-  const rn_req q = {REQ("group_rmsnorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0), .wmode = WB_GROUP,
-                    .x = x, .w = w, .y = y, .rstd = rstd, .eps = eps};
+nkl_status nkl_group_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
+                                 nkl_tensor *rstd) {
+  const rn_req q = {REQ("group_rmsnorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
+                    .wmode = WB_GROUP,
+                    .x = x,
+                    .w = w,
+                    .y = y,
+                    .rstd = rstd,
+                    .eps = eps};
   return rownorm(&q);
 }
 
 nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_tensor *q_w,
-                          const nkl_tensor *k_w, float eps, nkl_tensor *q_out,
-                          nkl_tensor *k_out) {
+                          const nkl_tensor *k_w, float eps, nkl_tensor *q_out, nkl_tensor *k_out) {
   nkl__clear_error();
   const rn_req rq = {REQ("qknorm_fwd(q)", rmsnorm_fwd, ROWNORM_RMS, 0), .x = q, .w = q_w,
                      .y = q_out, .eps = eps};
@@ -360,21 +410,32 @@ nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_te
 
 nkl_status nkl_rmsnorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps,
                                  float scale_floor, nkl_tensor *q, nkl_tensor *scale) {
-  const rn_req r = {REQ("rmsnorm_quant_fwd", rmsnorm_quant_fwd, ROWNORM_RMS, RN_QUANT), .x = x, .w = w, .y = q,
-                    .scale = scale, .eps = eps, .scale_floor = scale_floor};
+  const rn_req r = {REQ("rmsnorm_quant_fwd", rmsnorm_quant_fwd, ROWNORM_RMS, RN_QUANT),
+                    .x = x,
+                    .w = w,
+                    .y = q,
+                    .scale = scale,
+                    .eps = eps,
+                    .scale_floor = scale_floor};
   return rownorm(&r);
 }
 
-nkl_status nkl_layernorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w,
-                                   const nkl_tensor *b, float eps, float scale_floor,
-                                   nkl_tensor *q, nkl_tensor *scale) {
-  const rn_req r = {REQ("layernorm_quant_fwd", layernorm_quant_fwd, ROWNORM_LN, RN_QUANT), .x = x, .w = w, .b = b,
-                    .y = q, .scale = scale, .eps = eps, .scale_floor = scale_floor};
+nkl_status nkl_layernorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w, const nkl_tensor *b,
+                                   float eps, float scale_floor, nkl_tensor *q, nkl_tensor *scale) {
+  const rn_req r = {REQ("layernorm_quant_fwd", layernorm_quant_fwd, ROWNORM_LN, RN_QUANT),
+                    .x = x,
+                    .w = w,
+                    .b = b,
+                    .y = q,
+                    .scale = scale,
+                    .eps = eps,
+                    .scale_floor = scale_floor};
   return rownorm(&r);
 }
 
 nkl_status nkl_weightnorm_fwd(const nkl_tensor *v, const nkl_tensor *g, nkl_tensor *out,
                               nkl_tensor *norm) {
-  const rn_req q = {REQ("weightnorm_fwd", weightnorm_fwd, ROWNORM_WN, 0), .x = v, .g = g, .y = out, .rstd = norm};
+  const rn_req q = {REQ("weightnorm_fwd", weightnorm_fwd, ROWNORM_WN, 0), .x = v, .g = g, .y = out,
+                    .rstd = norm};
   return rownorm(&q);
 }

@@ -46,18 +46,18 @@ typedef struct rownorm_args {
  * single-threaded and stateless, with the signature of nkl_range_fn (core/internal.h). */
 
 /* (name prefix, x/y dtype, w/b dtype): the dtype combinations each ISA provides. */
-#define NKL_ROWNORM_DTYPES(X)                                                             \
-  X(f32, NKL_F32, NKL_F32)                                                                \
-  X(f16, NKL_F16, NKL_F16)                                                                \
-  X(bf16, NKL_BF16, NKL_BF16)                                                             \
-  X(f16_wf32, NKL_F16, NKL_F32)                                                           \
+#define NKL_ROWNORM_DTYPES(X)   \
+  X(f32, NKL_F32, NKL_F32)      \
+  X(f16, NKL_F16, NKL_F16)      \
+  X(bf16, NKL_BF16, NKL_BF16)   \
+  X(f16_wf32, NKL_F16, NKL_F32) \
   X(bf16_wf32, NKL_BF16, NKL_F32)
 /* The same list with an extra leading argument passed through (the op name). */
-#define NKL_ROWNORM_DTYPES_OP(X, op)                                                      \
-  X(op, f32, NKL_F32, NKL_F32)                                                            \
-  X(op, f16, NKL_F16, NKL_F16)                                                            \
-  X(op, bf16, NKL_BF16, NKL_BF16)                                                         \
-  X(op, f16_wf32, NKL_F16, NKL_F32)                                                       \
+#define NKL_ROWNORM_DTYPES_OP(X, op) \
+  X(op, f32, NKL_F32, NKL_F32)       \
+  X(op, f16, NKL_F16, NKL_F16)       \
+  X(op, bf16, NKL_BF16, NKL_BF16)    \
+  X(op, f16_wf32, NKL_F16, NKL_F32)  \
   X(op, bf16_wf32, NKL_BF16, NKL_F32)
 
 #endif

@@ -8,19 +8,22 @@
 #include "norm/norm_scratch.h"
 #include "norm/rownorm_bwd/rownorm_bwd.h"
 
-#define DECL_ISA(op, pfx, isa) void pfx##_f32acc_##op##__##isa(const void *a, int64_t c0, int64_t c1);
-#define DECL(op, pfx, xt, wt) DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
+#define DECL_ISA(op, pfx, isa) \
+  void pfx##_f32acc_##op##__##isa(const void *a, int64_t c0, int64_t c1);
+#define DECL(op, pfx, xt, wt) \
+  DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
 NKL_ROWNORM_BWD_DTYPES(DECL, rmsnorm_bwd)
 NKL_ROWNORM_BWD_DTYPES(DECL, layernorm_bwd)
 #define DECL_R_ISA(op, pfx, isa) void pfx##_##op##__##isa(const void *r, int64_t j0, int64_t j1);
-#define DECL_R(op, pfx, ot) DECL_R_ISA(op, pfx, scalar) DECL_R_ISA(op, pfx, avx2) DECL_R_ISA(op, pfx, avx512)
+#define DECL_R(op, pfx, ot) \
+  DECL_R_ISA(op, pfx, scalar) DECL_R_ISA(op, pfx, avx2) DECL_R_ISA(op, pfx, avx512)
 NKL_ROWNORM_BWD_REDUCE_DTYPES(DECL_R, rownorm_bwd_reduce)
 
-#define KEY(xt, wt) ((int)(xt) * 16 + (int)(wt))
-#define ENTRY(op, pfx, isa, level, xt, wt)                                                \
+#define KEY(xt, wt) ((int)(xt)*16 + (int)(wt))
+#define ENTRY(op, pfx, isa, level, xt, wt) \
   {#pfx "_f32acc_" #op "__" #isa, level, KEY(xt, wt), (void (*)(void))pfx##_f32acc_##op##__##isa},
 #if defined(__x86_64__)
-#define X86(op, pfx, xt, wt)                                                              \
+#define X86(op, pfx, xt, wt) \
   ENTRY(op, pfx, avx512, NKL_ISA_AVX512, xt, wt) ENTRY(op, pfx, avx2, NKL_ISA_AVX2, xt, wt)
 #else
 #define X86(op, pfx, xt, wt)
@@ -28,16 +31,17 @@ NKL_ROWNORM_BWD_REDUCE_DTYPES(DECL_R, rownorm_bwd_reduce)
 #define SCALAR(op, pfx, xt, wt) ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, xt, wt)
 static const nkl_kernel_entry k_rms[] = {NKL_ROWNORM_BWD_DTYPES(X86, rmsnorm_bwd)
                                              NKL_ROWNORM_BWD_DTYPES(SCALAR, rmsnorm_bwd)};
-#define R_ENTRY(op, pfx, isa, level, ot)                                                  \
+#define R_ENTRY(op, pfx, isa, level, ot) \
   {#pfx "_" #op "__" #isa, level, (int)(ot), (void (*)(void))pfx##_##op##__##isa},
 #if defined(__x86_64__)
-#define R_X86(op, pfx, ot) R_ENTRY(op, pfx, avx512, NKL_ISA_AVX512, ot) R_ENTRY(op, pfx, avx2, NKL_ISA_AVX2, ot)
+#define R_X86(op, pfx, ot) \
+  R_ENTRY(op, pfx, avx512, NKL_ISA_AVX512, ot) R_ENTRY(op, pfx, avx2, NKL_ISA_AVX2, ot)
 #else
 #define R_X86(op, pfx, ot)
 #endif
 #define R_SCALAR(op, pfx, ot) R_ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, ot)
-static const nkl_kernel_entry k_reduce[] = {NKL_ROWNORM_BWD_REDUCE_DTYPES(R_X86, rownorm_bwd_reduce)
-                                                NKL_ROWNORM_BWD_REDUCE_DTYPES(R_SCALAR, rownorm_bwd_reduce)};
+static const nkl_kernel_entry k_reduce[] = {NKL_ROWNORM_BWD_REDUCE_DTYPES(
+    R_X86, rownorm_bwd_reduce) NKL_ROWNORM_BWD_REDUCE_DTYPES(R_SCALAR, rownorm_bwd_reduce)};
 static const nkl_kernel_entry k_ln[] = {NKL_ROWNORM_BWD_DTYPES(X86, layernorm_bwd)
                                             NKL_ROWNORM_BWD_DTYPES(SCALAR, layernorm_bwd)};
 
@@ -65,8 +69,8 @@ static nkl_status check_rows(const char *op, const nkl_tensor *t, const char *wh
 }
 
 /* A contiguous rank-1 vector of len elements of dtype dt (or f32 when f32_ok). */
-static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *what,
-                            int64_t len, nkl_dtype dt, bool f32_ok) {
+static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *what, int64_t len,
+                            nkl_dtype dt, bool f32_ok) {
   nkl_status s = nkl__check_tensor(v, what);
   if (s) return s;
   if (v->dtype != dt && !(f32_ok && v->dtype == NKL_F32))
@@ -75,7 +79,8 @@ static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *wha
   if (nkl__numel(v) != len || v->rank != 1)
     return nkl__fail(v->rank != 1 ? NKL_ERR_BAD_RANK : NKL_ERR_BAD_SHAPE,
                      "%s: %s must be [%lld] (rank 1)", op, what, (long long)len);
-  if (!nkl__is_contiguous(v)) return nkl__fail(NKL_ERR_BAD_STRIDE, "%s: %s must be contiguous", op, what);
+  if (!nkl__is_contiguous(v))
+    return nkl__fail(NKL_ERR_BAD_STRIDE, "%s: %s must be contiguous", op, what);
   return NKL_OK;
 }
 
@@ -104,7 +109,8 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
     return nkl__fail(NKL_ERR_NULL_POINTER, "%s: the forward's statistics are required", op);
   /* dx may be x or dy exactly (each element is read before it is written); no other
    * output may touch an input or another output */
-  const bool dx_in_place = (dx->data == x->data && dxrs == xrs) || (dx->data == dy->data && dxrs == dyrs);
+  const bool dx_in_place =
+      (dx->data == x->data && dxrs == xrs) || (dx->data == dy->data && dxrs == dyrs);
   if (!dx_in_place && (nkl__overlaps(dx, x) || nkl__overlaps(dx, dy)))
     return nkl__fail(NKL_ERR_ALIAS, "%s: dx overlaps x or dy (only exact in-place is allowed)", op);
   const nkl_tensor *ins[] = {x, dy, w, mean, rstd};
@@ -119,8 +125,8 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
         return nkl__fail(NKL_ERR_ALIAS, "%s: outputs overlap each other", op);
   }
   const nkl_kernel_entry *k =
-      nkl__select(ln ? k_ln : k_rms, ln ? sizeof k_ln / sizeof k_ln[0] : sizeof k_rms / sizeof k_rms[0],
-                  KEY(xt, wt));
+      nkl__select(ln ? k_ln : k_rms,
+                  ln ? sizeof k_ln / sizeof k_ln[0] : sizeof k_rms / sizeof k_rms[0], KEY(xt, wt));
   const nkl_kernel_entry *kr = nkl__select(k_reduce, sizeof k_reduce / sizeof k_reduce[0], (int)wt);
   if (!k || !kr) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
   const int64_t chunks = m < kMaxChunks ? m : kMaxChunks;
@@ -131,9 +137,19 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
     if (!(part = nkl__norm_scratch_get(bytes)))
       return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes of partial sums", op, bytes);
   }
-  const rownorm_bwd_args a = {x->data, dy->data, xrs, dyrs, dx->data, dxrs, w ? w->data : NULL,
-                              ln ? (const float *)mean->data : NULL, (const float *)rstd->data,
-                              m, n, chunks, dw ? part : NULL,
+  const rownorm_bwd_args a = {x->data,
+                              dy->data,
+                              xrs,
+                              dyrs,
+                              dx->data,
+                              dxrs,
+                              w ? w->data : NULL,
+                              ln ? (const float *)mean->data : NULL,
+                              (const float *)rstd->data,
+                              m,
+                              n,
+                              chunks,
+                              dw ? part : NULL,
                               db ? part + (dw ? chunks * n : 0) : NULL};
   const int64_t es = (int64_t)nkl_dtype_size(xt);
   nkl__parallel_range(nkl__threads_for(chunks, 3 * m * n * es), chunks, (nkl_range_fn)k->fn, &a);

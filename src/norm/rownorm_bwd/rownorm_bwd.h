@@ -34,17 +34,17 @@ typedef struct rownorm_bwd_reduce_args {
 } rownorm_bwd_reduce_args;
 
 /* (name prefix, output dtype) of the reduce kernels */
-#define NKL_ROWNORM_BWD_REDUCE_DTYPES(X, op)                                              \
-  X(op, f32, NKL_F32)                                                                     \
-  X(op, f16, NKL_F16)                                                                     \
+#define NKL_ROWNORM_BWD_REDUCE_DTYPES(X, op) \
+  X(op, f32, NKL_F32)                        \
+  X(op, f16, NKL_F16)                        \
   X(op, bf16, NKL_BF16)
 
 /* (name prefix, x/dy/dx dtype, w dtype) */
-#define NKL_ROWNORM_BWD_DTYPES(X, op)                                                     \
-  X(op, f32, NKL_F32, NKL_F32)                                                            \
-  X(op, f16, NKL_F16, NKL_F16)                                                            \
-  X(op, bf16, NKL_BF16, NKL_BF16)                                                         \
-  X(op, f16_wf32, NKL_F16, NKL_F32)                                                       \
+#define NKL_ROWNORM_BWD_DTYPES(X, op) \
+  X(op, f32, NKL_F32, NKL_F32)        \
+  X(op, f16, NKL_F16, NKL_F16)        \
+  X(op, bf16, NKL_BF16, NKL_BF16)     \
+  X(op, f16_wf32, NKL_F16, NKL_F32)   \
   X(op, bf16_wf32, NKL_BF16, NKL_F32)
 
 #endif

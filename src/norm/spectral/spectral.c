@@ -9,17 +9,20 @@
 #include "norm/norm_scratch.h"
 #include "norm/spectral/spectral.h"
 
-#define DECL_ISA(name, pfx, isa) void pfx##_f32acc_##name##__##isa(const void *a, int64_t b0, int64_t b1);
-#define DECL(op, pfx, wt)                                                                 \
-  DECL_ISA(spectral_wtu, pfx, scalar) DECL_ISA(spectral_wtu, pfx, avx2)                   \
-  DECL_ISA(spectral_wtu, pfx, avx512) DECL_ISA(spectral_wv, pfx, scalar)                  \
-  DECL_ISA(spectral_wv, pfx, avx2) DECL_ISA(spectral_wv, pfx, avx512)
+#define DECL_ISA(name, pfx, isa) \
+  void pfx##_f32acc_##name##__##isa(const void *a, int64_t b0, int64_t b1);
+#define DECL(op, pfx, wt)                                                 \
+  DECL_ISA(spectral_wtu, pfx, scalar)                                     \
+  DECL_ISA(spectral_wtu, pfx, avx2) DECL_ISA(spectral_wtu, pfx, avx512)   \
+      DECL_ISA(spectral_wv, pfx, scalar) DECL_ISA(spectral_wv, pfx, avx2) \
+          DECL_ISA(spectral_wv, pfx, avx512)
 NKL_SPECTRAL_DTYPES(DECL, unused)
 
-#define ENTRY(name, pfx, isa, level, wt)                                                  \
+#define ENTRY(name, pfx, isa, level, wt) \
   {#pfx "_f32acc_" #name "__" #isa, level, (int)(wt), (void (*)(void))pfx##_f32acc_##name##__##isa},
 #if defined(__x86_64__)
-#define X86(name, pfx, wt) ENTRY(name, pfx, avx512, NKL_ISA_AVX512, wt) ENTRY(name, pfx, avx2, NKL_ISA_AVX2, wt)
+#define X86(name, pfx, wt) \
+  ENTRY(name, pfx, avx512, NKL_ISA_AVX512, wt) ENTRY(name, pfx, avx2, NKL_ISA_AVX2, wt)
 #else
 #define X86(name, pfx, wt)
 #endif
@@ -70,7 +73,8 @@ static nkl_status check_f32_vec(const nkl_tensor *t, const char *what, int64_t l
   if (nkl__numel(t) != len || t->rank > 1)
     return nkl__fail(t->rank > 1 ? NKL_ERR_BAD_RANK : NKL_ERR_BAD_SHAPE,
                      "spectral_norm: %s must have %lld elements (rank <= 1)", what, (long long)len);
-  if (!nkl__is_contiguous(t)) return nkl__fail(NKL_ERR_BAD_STRIDE, "spectral_norm: %s must be contiguous", what);
+  if (!nkl__is_contiguous(t))
+    return nkl__fail(NKL_ERR_BAD_STRIDE, "spectral_norm: %s must be contiguous", what);
   return NKL_OK;
 }
 
@@ -84,14 +88,17 @@ nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tenso
   if (wt != NKL_F32 && wt != NKL_F16 && wt != NKL_BF16)
     return nkl__fail(NKL_ERR_BAD_DTYPE, "spectral_norm: w dtype %s not supported (f32, f16, bf16)",
                      nkl_dtype_name(wt));
-  if (w->rank != 2) return nkl__fail(NKL_ERR_BAD_RANK, "spectral_norm: w must be [O, I], got rank %d", w->rank);
-  if (!nkl__is_contiguous(w)) return nkl__fail(NKL_ERR_BAD_STRIDE, "spectral_norm: w must be contiguous");
+  if (w->rank != 2)
+    return nkl__fail(NKL_ERR_BAD_RANK, "spectral_norm: w must be [O, I], got rank %d", w->rank);
+  if (!nkl__is_contiguous(w))
+    return nkl__fail(NKL_ERR_BAD_STRIDE, "spectral_norm: w must be contiguous");
   const int64_t O = w->shape[0], I = w->shape[1];
   if ((s = check_f32_vec(u, "u", O)) || (s = check_f32_vec(u_out, "u_out", O)) ||
       (s = check_f32_vec(v_out, "v_out", I)) || (s = check_f32_vec(sigma, "sigma", 1)))
     return s;
   if (!(eps >= 0.0f) || eps > 1e30f)
-    return nkl__fail(NKL_ERR_BAD_PARAM, "spectral_norm: eps must be finite and >= 0 (got %g)", (double)eps);
+    return nkl__fail(NKL_ERR_BAD_PARAM, "spectral_norm: eps must be finite and >= 0 (got %g)",
+                     (double)eps);
   /* u_out may be u itself (u is consumed by the first pass); nothing else may overlap */
   const nkl_tensor *all[] = {w, u, u_out, v_out, sigma};
   for (int a = 2; a < 5; a++)

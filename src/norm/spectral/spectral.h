@@ -21,9 +21,9 @@ typedef struct spectral_args {
 
 /* wtu kernels process chunks [c0, c1); wv kernels rows [r0, r1). */
 
-#define NKL_SPECTRAL_DTYPES(X, op)                                                        \
-  X(op, f32, NKL_F32)                                                                     \
-  X(op, f16, NKL_F16)                                                                     \
+#define NKL_SPECTRAL_DTYPES(X, op) \
+  X(op, f32, NKL_F32)              \
+  X(op, f16, NKL_F16)              \
   X(op, bf16, NKL_BF16)
 
 #endif
