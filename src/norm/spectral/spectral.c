@@ -109,16 +109,20 @@ nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tenso
   const nkl_kernel_entry *kv = nkl__select(k_wv, sizeof k_wv / sizeof k_wv[0], (int)wt);
   if (!kt || !kv) return nkl__fail(NKL_ERR_INTERNAL, "spectral_norm: no kernel for this dtype");
   const int64_t chunks = O < kMaxChunks ? O : kMaxChunks;
-  float *part = nkl__norm_scratch_get((size_t)(chunks * I) * sizeof(float));
+  /* one chunk (O = 1): its partial row is t itself, written straight into v_out */
+  float *part = chunks == 1 ? (float *)v_out->data
+                            : nkl__norm_scratch_get((size_t)(chunks * I) * sizeof(float));
   if (!part) return nkl__fail(NKL_ERR_ALLOC, "spectral_norm: cannot allocate the partial sums");
   float *v = v_out->data, *uo = u_out->data;
   const int64_t bytes = O * I * (int64_t)nkl_dtype_size(wt);
   /* pass 1: t = W^T u into v_out */
   const spectral_args a1 = {w->data, O, I, u->data, NULL, NULL, chunks, part};
   nkl__parallel_range(nkl__threads_for(chunks, bytes), chunks, (nkl_range_fn)kt->fn, &a1);
-  const reduce_ctx r = {part, chunks, I, v};
-  nkl__parallel_range(nkl__threads_for(I, chunks * I * 4), I, reduce_cols, &r);
-  nkl__norm_scratch_put(part);
+  if (chunks > 1) {
+    const reduce_ctx r = {part, chunks, I, v};
+    nkl__parallel_range(nkl__threads_for(I, chunks * I * 4), I, reduce_cols, &r);
+    nkl__norm_scratch_put(part);
+  }
   /* v = t / max(||t||, eps) */
   const float nt = sqrtf(dot16(v, v, 1.0f, I)), dt = nt > eps ? nt : eps;
   for (int64_t j = 0; j < I; j++) v[j] = v[j] / dt;
