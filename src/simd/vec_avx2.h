@@ -29,6 +29,28 @@ static inline vf vf_sub(vf a, vf b) {
 static inline vf vf_mul(vf a, vf b) {
   return vf_make(_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi));
 }
+static inline vf vf_div(vf a, vf b) {
+  return vf_make(_mm256_div_ps(a.lo, b.lo), _mm256_div_ps(a.hi, b.hi));
+}
+static inline vf vf_abs(vf a) {
+  const __m256 m = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  return vf_make(_mm256_and_ps(a.lo, m), _mm256_and_ps(a.hi, m));
+}
+/* max(acc, |b|) on the bit patterns, NaN winning (see vec_scalar.h). */
+static inline __m256 nkl__absmax8(__m256 acc, __m256 b) {
+  const __m256i ub = _mm256_and_si256(_mm256_castps_si256(b), _mm256_set1_epi32(0x7FFFFFFF));
+  return _mm256_castsi256_ps(_mm256_max_epu32(_mm256_castps_si256(acc), ub));
+}
+static inline vf vf_absmax(vf acc, vf b) {
+  return vf_make(nkl__absmax8(acc.lo, b.lo), nkl__absmax8(acc.hi, b.hi));
+}
+static inline float vf_reduce_absmax(vf a) {
+  const __m256i m = _mm256_max_epu32(_mm256_castps_si256(a.lo), _mm256_castps_si256(a.hi));
+  uint32_t t[8], r = 0;
+  _mm256_storeu_si256((__m256i *)t, m);
+  for (int i = 0; i < 8; i++) r = t[i] > r ? t[i] : r;
+  return nkl__bits_f32(r);
+}
 
 static inline vf vf_load_f32(const float *p) {
   return vf_make(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8));
@@ -71,6 +93,34 @@ static inline void vf_store_bf16(uint16_t *p, vf a) {
 static inline void vf_store_f16(uint16_t *p, vf a) {
   _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT));
   _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* f32 -> fp8 e4m3 codes of 8 lanes as 32-bit integers (the algorithm of vec_avx512.h). */
+static inline __m256i nkl__f32x8_to_e4m3_epi32(__m256 x) {
+  const __m256i u = _mm256_castps_si256(x);
+  const __m256i abs = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(u, 24), _mm256_set1_epi32(0x80));
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(abs, 20), _mm256_set1_epi32(1));
+  const __m256i normal = _mm256_srli_epi32(
+      _mm256_add_epi32(_mm256_add_epi32(abs, _mm256_set1_epi32(0x7FFFF - (120 << 23))), lsb), 20);
+  const __m256i sub = _mm256_sub_epi32(
+      _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(abs), _mm256_set1_ps(16384.0f))),
+      _mm256_set1_epi32(0x46800000));
+  __m256i c = _mm256_blendv_epi8(normal, sub,
+                                 _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000), abs));
+  c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7E),
+                         _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x43DFFFFF)));
+  c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7F),
+                         _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x7F800000)));
+  return _mm256_or_si256(c, sign);
+}
+static inline void vf_store_e4m3(uint8_t *p, vf a) {
+  /* 32 -> 16 bits (packus interleaves 128-bit lanes; the permute restores the order),
+   * then 16 -> 8 bits across the two halves */
+  const __m256i w = _mm256_permute4x64_epi64(
+      _mm256_packus_epi32(nkl__f32x8_to_e4m3_epi32(a.lo), nkl__f32x8_to_e4m3_epi32(a.hi)), 0xD8);
+  _mm_storeu_si128((__m128i *)p, _mm_packus_epi16(_mm256_castsi256_si128(w),
+                                                  _mm256_extracti128_si256(w, 1)));
 }
 
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */

@@ -19,6 +19,16 @@ static inline vf vf_zero(void) { return _mm512_setzero_ps(); }
 static inline vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
 static inline vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
 static inline vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+static inline vf vf_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+static inline vf vf_abs(vf a) { return _mm512_abs_ps(a); }
+/* max(acc, |b|) on the bit patterns, NaN winning (see vec_scalar.h). */
+static inline vf vf_absmax(vf acc, vf b) {
+  const __m512i ub = _mm512_and_si512(_mm512_castps_si512(b), _mm512_set1_epi32(0x7FFFFFFF));
+  return _mm512_castsi512_ps(_mm512_max_epu32(_mm512_castps_si512(acc), ub));
+}
+static inline float vf_reduce_absmax(vf a) {
+  return nkl__bits_f32(_mm512_reduce_max_epu32(_mm512_castps_si512(a)));
+}
 
 static inline vf vf_load_f32(const float *p) { return _mm512_loadu_ps(p); }
 static inline vf vf_load_bf16(const uint16_t *p) {
@@ -61,6 +71,28 @@ static inline void vf_store_bf16(uint16_t *p, vf a) {
 #endif
 static inline void vf_store_f16(uint16_t *p, vf a) {
   _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* f32 -> fp8 e4m3 codes, the integer algorithm of nkl__f32_to_fp8e4m3 on 16 lanes: normal
+ * values round the 20 dropped bits to even and rebias 127 -> 7; below 2^-6 the FPU rounds
+ * |v| + 2^14 to a multiple of 2^-9; >= 448 (and inf) saturate to 0x7E; NaN gives 0x7F. */
+static inline void vf_store_e4m3(uint8_t *p, vf a) {
+  const __m512i u = _mm512_castps_si512(a);
+  const __m512i abs = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(abs, 20), _mm512_set1_epi32(1));
+  const __m512i normal = _mm512_srli_epi32(
+      _mm512_add_epi32(_mm512_add_epi32(abs, _mm512_set1_epi32(0x7FFFF - (120 << 23))), lsb), 20);
+  const __m512i sub = _mm512_sub_epi32(
+      _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(abs), _mm512_set1_ps(16384.0f))),
+      _mm512_set1_epi32(0x46800000));
+  __m512i c = _mm512_mask_blend_epi32(
+      _mm512_cmplt_epi32_mask(abs, _mm512_set1_epi32(0x3C800000)), normal, sub);
+  c = _mm512_mask_mov_epi32(c, _mm512_cmpge_epi32_mask(abs, _mm512_set1_epi32(0x43E00000)),
+                            _mm512_set1_epi32(0x7E));
+  c = _mm512_mask_mov_epi32(c, _mm512_cmpgt_epi32_mask(abs, _mm512_set1_epi32(0x7F800000)),
+                            _mm512_set1_epi32(0x7F));
+  _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign)));
 }
 
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit): they

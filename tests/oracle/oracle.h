@@ -59,4 +59,55 @@ double oracle_layernorm_row(const double *x, int64_t n, const double *w, const d
 double rownorm_tolerance(nkl_dtype out, int64_t n, double ref, double xhat_scale, double w,
                          double b);
 
+/* ---- row-norm variants (rownorm_ext.c) ----------------------------------------------- */
+
+/* y = x * rsqrt(mean(x^2) + eps) * (1 + w); returns rstd. */
+double oracle_gemma_rmsnorm_row(const double *x, int64_t n, const double *w, double eps,
+                                double *y);
+/* r = x + res rounded to the storage type dt. */
+void oracle_fused_add_row(const double *x, const double *res, int64_t n, nkl_dtype dt,
+                          double *r);
+/* Independent e4m3 encoder (nearest of the finite codes, ties to even, saturating at 448,
+ * NaN -> 0x7F with the sign) and decoder. */
+uint8_t oracle_e4m3_encode(double v);
+double oracle_e4m3_decode(uint8_t c);
+/* Per-row quantization of y: scale = max(max|y|, floor) / 448 (NaN if any y is NaN); q =
+ * the decoded e4m3 value of y / scale. Returns scale. */
+double oracle_quant_row(const double *y, int64_t n, double scale_floor, double *q);
+/* Checks one quantized row (codes q, scale) against oracle_quant_row(yref), y_tol bounding
+ * the f32 error of the y the kernel quantized: scale within y_tol / 448 plus rounding, and
+ * each code between the codes of (y -+ error) / scale. Element indices start at index0. */
+void oracle_check_quant_row(nkl_cmp *cmp, const double *yref, int64_t n, double y_tol,
+                            double scale_floor, const uint8_t *q, float scale, int64_t index0);
+/* Weight norm of one row: out = v * g / ||v||; returns ||v||. */
+double oracle_weightnorm_row(const double *v, int64_t n, double g, double *out);
+
+/* ---- row-norm backward (rownorm_bwd.c) ----------------------------------------------- */
+
+/* One row of the RMSNorm (ln = false, mean ignored) / LayerNorm backward given the
+ * forward's mean and rstd: writes dx, adds dy * z to dw[] and dy to db[] (each may be
+ * NULL), and, if tol_scale is not NULL, the magnitude of dx's rounded terms per element. */
+void oracle_rownorm_bwd_row(const double *x, const double *dy, const double *w, int64_t n,
+                            double mean, double rstd, bool ln, double *dx, double *dw,
+                            double *db, double *tol_scale);
+
+/* ---- L1 / L2 norms (lpnorm.c) --------------------------------------------------------- */
+
+/* x (dtype dt, contiguous) viewed as [A, B, C]: out[b] = sum over a, c of |x| (p = 1) or
+ * sqrt(sum x^2) (p = 2); +inf where that exceeds dt's range (the output has x's dtype). */
+void oracle_lpnorm(const void *x, nkl_dtype dt, int64_t A, int64_t B, int64_t C, int p,
+                   double *out);
+/* Tolerance of one L1/L2 output of magnitude ref (all terms are non-negative, so the f32
+ * sum error is relative to the result). */
+double lpnorm_tolerance(nkl_dtype out, int64_t A, int64_t C, double ref);
+
+/* ---- spectral norm (spectral.c) ---------------------------------------------------------- */
+
+/* One power iteration over w [O, I] (dtype dt) from u [O]: v_out = normalize(w^T u),
+ * u_out = normalize(w v_out), returns sigma = u_out . (w v_out); normalize(a) =
+ * a / max(||a||, eps). Also per-element absolute tolerances for an f32 implementation. */
+double oracle_spectral_power_iter(const void *w, nkl_dtype dt, int64_t O, int64_t I,
+                                  const double *u, double eps, double *u_out, double *v_out,
+                                  double *tol_u, double *tol_v, double *tol_sigma);
+
 #endif

@@ -1,61 +1,120 @@
 /* Public entry points of the row-norm group: validate, pick the kernel, split rows across
- * threads. */
+ * threads. Every variant goes through one request -> plan -> run path. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/internal.h"
 #include "norm/rownorm/rownorm.h"
 
 /* Prototypes of every kernel: <prefix>_f32acc_<op>__<isa>. */
-#define DECL_OP(pfx, op, isa)                                                             \
+#define DECL_ISA(op, pfx, isa) \
   void pfx##_f32acc_##op##__##isa(const void *a, int64_t r0, int64_t r1);
-#define DECL_DT(pfx, xt, wt)                                                              \
-  DECL_OP(pfx, rmsnorm_fwd, scalar) DECL_OP(pfx, layernorm_fwd, scalar)                   \
-  DECL_OP(pfx, rmsnorm_fwd, avx2) DECL_OP(pfx, layernorm_fwd, avx2)                       \
-  DECL_OP(pfx, rmsnorm_fwd, avx512) DECL_OP(pfx, layernorm_fwd, avx512)
-NKL_ROWNORM_DTYPES(DECL_DT)
+#define DECL(op, pfx, xt, wt) \
+  DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
+#define DECL_OP(op) NKL_ROWNORM_DTYPES_OP(DECL, op)
+DECL_OP(rmsnorm_fwd)
+DECL_OP(layernorm_fwd)
+DECL_OP(gemma_rmsnorm_fwd)
+DECL_OP(fused_add_rmsnorm_fwd)
+DECL_OP(fused_add_layernorm_fwd)
+DECL_OP(rmsnorm_quant_fwd)
+DECL_OP(layernorm_quant_fwd)
+DECL_OP(weightnorm_fwd)
 
-#define KEY(xt, wt) ((int)(xt) * 16 + (int)(wt))
-#define ENTRY(pfx, op, isa, level, xt, wt)                                                \
+#define KEY(xt, wt) ((int)(xt)*16 + (int)(wt))
+#define ENTRY(op, pfx, isa, level, xt, wt) \
   {#pfx "_f32acc_" #op "__" #isa, level, KEY(xt, wt), (void (*)(void))pfx##_f32acc_##op##__##isa},
 
 /* Ordered best first; the scalar kernels come last. The AVX-512-BF16 level adds nothing
  * here: vcvtneps2bf16 flushes denormals (it would change results) and there is no dot
  * product to accelerate, so those CPUs run the AVX-512 kernels. */
 #if defined(__x86_64__)
-#define X86_ENTRIES(op, pfx, xt, wt)                                                      \
-  ENTRY(pfx, op, avx512, NKL_ISA_AVX512, xt, wt) ENTRY(pfx, op, avx2, NKL_ISA_AVX2, xt, wt)
+#define X86(op, pfx, xt, wt) \
+  ENTRY(op, pfx, avx512, NKL_ISA_AVX512, xt, wt) ENTRY(op, pfx, avx2, NKL_ISA_AVX2, xt, wt)
 #else
-#define X86_ENTRIES(op, pfx, xt, wt)
+#define X86(op, pfx, xt, wt)
 #endif
-#define RMS_X86(pfx, xt, wt) X86_ENTRIES(rmsnorm_fwd, pfx, xt, wt)
-#define RMS_SCALAR(pfx, xt, wt) ENTRY(pfx, rmsnorm_fwd, scalar, NKL_ISA_SCALAR, xt, wt)
-#define LN_X86(pfx, xt, wt) X86_ENTRIES(layernorm_fwd, pfx, xt, wt)
-#define LN_SCALAR(pfx, xt, wt) ENTRY(pfx, layernorm_fwd, scalar, NKL_ISA_SCALAR, xt, wt)
+#define SCALAR(op, pfx, xt, wt) ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, xt, wt)
+#define LIST(op)                                                           \
+  static const nkl_kernel_entry k_##op[] = {NKL_ROWNORM_DTYPES_OP(X86, op) \
+                                                NKL_ROWNORM_DTYPES_OP(SCALAR, op)};
+LIST(rmsnorm_fwd)
+LIST(layernorm_fwd)
+LIST(gemma_rmsnorm_fwd)
+LIST(fused_add_rmsnorm_fwd)
+LIST(fused_add_layernorm_fwd)
+LIST(rmsnorm_quant_fwd)
+LIST(layernorm_quant_fwd)
+LIST(weightnorm_fwd)
 
-static const nkl_kernel_entry kRmsKernels[] = {
-    NKL_ROWNORM_DTYPES(RMS_X86) NKL_ROWNORM_DTYPES(RMS_SCALAR)};
-static const nkl_kernel_entry kLnKernels[] = {
-    NKL_ROWNORM_DTYPES(LN_X86) NKL_ROWNORM_DTYPES(LN_SCALAR)};
+/* How w and b map to rows: one [n] vector, a [G, n] group weight (row r uses w[r % G]), or
+ * one row per x row (AdaLN's scale and shift). */
+typedef enum { WB_VEC, WB_GROUP, WB_ROWS } wb_mode;
 
-/* Checks a per-channel vector: rank 1, [n], contiguous, dtype x's or f32. */
-static nkl_status check_vec(const nkl_tensor *v, const char *what, int64_t n, nkl_dtype xt) {
+typedef struct rn_req {
+  const char *op;
+  rownorm_kind kind;
+  int flags;
+  const nkl_kernel_entry *list;
+  size_t count;
+  wb_mode wmode;
+  const nkl_tensor *x, *res, *w, *b, *g;
+  nkl_tensor *y, *res_out, *mean, *rstd, *scale;
+  float eps, scale_floor;
+} rn_req;
+
+typedef struct rn_plan {
+  rownorm_args a;
+  const nkl_kernel_entry *k;
+  int64_t m;
+  int threads;
+} rn_plan;
+
+/* The fields of a request naming its op and kernel list (k_<list>). */
+#define REQ(opname, list_, kind_, flags_)                          \
+  .op = opname, .kind = kind_, .flags = flags_, .list = k_##list_, \
+  .count = sizeof k_##list_ / sizeof k_##list_[0]
+
+static bool is_float16_32(nkl_dtype t) { return t == NKL_F32 || t == NKL_F16 || t == NKL_BF16; }
+
+/* t must have ref's shape; `what` names it. */
+static nkl_status check_same_shape(const char *op, const nkl_tensor *t, const char *what,
+                                   const nkl_tensor *ref) {
+  bool same = t->rank == ref->rank;
+  for (int i = 0; same && i < t->rank; i++) same = t->shape[i] == ref->shape[i];
+  if (same) return NKL_OK;
+  char bt[128], br[128];
+  return nkl__fail(NKL_ERR_BAD_SHAPE, "%s: %s shape %s differs from x shape %s", op, what,
+                   nkl__shape_str(t, bt, sizeof bt), nkl__shape_str(ref, br, sizeof br));
+}
+
+/* A per-channel (or per-row) parameter: dtype x's or f32, and contiguous. */
+static nkl_status check_param(const char *op, const nkl_tensor *v, const char *what, nkl_dtype xt) {
   nkl_status s = nkl__check_tensor(v, what);
+  if (s) return s;
+  if (v->dtype != xt && v->dtype != NKL_F32)
+    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: %s is %s; must be %s (like x) or f32", op, what,
+                     nkl_dtype_name(v->dtype), nkl_dtype_name(xt));
+  if (!nkl__is_contiguous(v))
+    return nkl__fail(NKL_ERR_BAD_STRIDE, "%s: %s must be contiguous", op, what);
+  return NKL_OK;
+}
+
+/* A rank-1 vector of n elements. */
+static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *what, int64_t n,
+                            nkl_dtype xt) {
+  nkl_status s = check_param(op, v, what, xt);
   if (s) return s;
   if (v->rank != 1) return nkl__fail(NKL_ERR_BAD_RANK, "%s must be rank 1, got %d", what, v->rank);
   if (v->shape[0] != n)
     return nkl__fail(NKL_ERR_BAD_SHAPE, "%s has %lld elements, the rows have %lld", what,
                      (long long)v->shape[0], (long long)n);
-  if (v->strides[0] != 1 && n > 1)
-    return nkl__fail(NKL_ERR_BAD_STRIDE, "%s must be contiguous", what);
-  if (v->dtype != xt && v->dtype != NKL_F32)
-    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s is %s; must be %s (like x) or f32", what,
-                     nkl_dtype_name(v->dtype), nkl_dtype_name(xt));
   return NKL_OK;
 }
 
-/* Checks an optional f32 statistics output with `rows` elements. */
-static nkl_status check_stat(const nkl_tensor *t, const char *what, int64_t rows) {
-  if (!t) return NKL_OK;
+/* An f32 statistics output with `rows` elements (optional unless required). */
+static nkl_status check_stat(const nkl_tensor *t, const char *what, int64_t rows, bool required) {
+  if (!t) return required ? nkl__fail(NKL_ERR_NULL_POINTER, "%s is required", what) : NKL_OK;
   nkl_status s = nkl__check_tensor(t, what);
   if (s) return s;
   if (t->dtype != NKL_F32)
@@ -67,72 +126,316 @@ static nkl_status check_stat(const nkl_tensor *t, const char *what, int64_t rows
   return NKL_OK;
 }
 
-static nkl_status rownorm(const char *op, rownorm_kind kind, const nkl_tensor *x,
-                          const nkl_tensor *w, const nkl_tensor *b, float eps, nkl_tensor *y,
-                          nkl_tensor *mean, nkl_tensor *rstd) {
-  nkl__clear_error();
-  nkl_status s;
-  if ((s = nkl__check_tensor(x, "x")) || (s = nkl__check_tensor(y, "y"))) return s;
-  if (x->dtype != NKL_F32 && x->dtype != NKL_F16 && x->dtype != NKL_BF16)
-    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: x dtype %s not supported (f32, f16, bf16)", op,
-                     nkl_dtype_name(x->dtype));
-  if (y->dtype != x->dtype)
-    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: y is %s but x is %s", op, nkl_dtype_name(y->dtype),
-                     nkl_dtype_name(x->dtype));
-  if (x->rank != y->rank)
-    return nkl__fail(NKL_ERR_BAD_SHAPE, "%s: y rank %d differs from x rank %d", op, y->rank,
-                     x->rank);
-  for (int i = 0; i < x->rank; i++)
-    if (x->shape[i] != y->shape[i]) {
-      char bx[128], by[128];
-      return nkl__fail(NKL_ERR_BAD_SHAPE, "%s: y shape %s differs from x shape %s", op,
-                       nkl__shape_str(y, by, sizeof by), nkl__shape_str(x, bx, sizeof bx));
+/* A rows tensor like x (dtype dt, x's shape) with its row stride. */
+static nkl_status check_rows_like(const char *op, const nkl_tensor *t, const char *what,
+                                  const nkl_tensor *x, nkl_dtype dt, int64_t *rs) {
+  if (!t) return nkl__fail(NKL_ERR_NULL_POINTER, "%s: %s is required", op, what);
+  nkl_status s = nkl__check_tensor(t, what);
+  if (s) return s;
+  if (t->dtype != dt)
+    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: %s is %s but must be %s", op, what,
+                     nkl_dtype_name(t->dtype), nkl_dtype_name(dt));
+  if ((s = check_same_shape(op, t, what, x))) return s;
+  int64_t m, n;
+  return nkl__as_rows(t, what, &m, &n, rs);
+}
+
+typedef struct {
+  const nkl_tensor *t;
+  const char *name;
+  int64_t rs;
+  unsigned in_place; /* outputs: bit i set if exact in-place with input i is allowed */
+} named;
+
+/* Outputs must not overlap each other or any input, except the exact in-place pairs the op
+ * allows: y may be x, and res_out may be x or res (same data, same row stride). */
+static nkl_status check_aliasing(const char *op, const named *outs, int nout, const named *ins,
+                                 int nin) {
+  for (int o = 0; o < nout; o++) {
+    if (!outs[o].t) continue;
+    for (int p = o + 1; p < nout; p++)
+      if (outs[p].t && nkl__overlaps(outs[o].t, outs[p].t))
+        return nkl__fail(NKL_ERR_ALIAS, "%s: outputs %s and %s overlap", op, outs[o].name,
+                         outs[p].name);
+    for (int i = 0; i < nin; i++) {
+      if (!ins[i].t || !nkl__overlaps(outs[o].t, ins[i].t)) continue;
+      const bool pair = (outs[o].in_place >> i) & 1u;
+      const bool exact = outs[o].t->data == ins[i].t->data && outs[o].rs == ins[i].rs &&
+                         outs[o].t->dtype == ins[i].t->dtype && outs[o].rs > 0;
+      if (!(pair && exact))
+        return nkl__fail(NKL_ERR_ALIAS, "%s: %s overlaps %s (only exact in-place is allowed)", op,
+                         outs[o].name, ins[i].name);
     }
-  int64_t m, n, xrs, yrs, m2, n2;
-  if ((s = nkl__as_rows(x, "x", &m, &n, &xrs)) || (s = nkl__as_rows(y, "y", &m2, &n2, &yrs)))
+  }
+  return NKL_OK;
+}
+
+static nkl_status prepare(const rn_req *q, rn_plan *p) {
+  const char *op = q->op;
+  nkl_status s;
+  if ((s = nkl__check_tensor(q->x, "x")) || (s = nkl__check_tensor(q->y, "y"))) return s;
+  const nkl_dtype xt = q->x->dtype;
+  if (!is_float16_32(xt))
+    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: x dtype %s not supported (f32, f16, bf16)", op,
+                     nkl_dtype_name(xt));
+  const bool quant = q->flags & RN_QUANT, fused = q->flags & RN_FUSED;
+  int64_t m, n, xrs, yrs, rrs = 0, ors = 0;
+  if ((s = check_rows_like(op, q->y, quant ? "q" : "y", q->x, quant ? NKL_FP8_E4M3 : xt, &yrs)) ||
+      (s = nkl__as_rows(q->x, "x", &m, &n, &xrs)))
     return s;
-  if (w && (s = check_vec(w, "w", n, x->dtype))) return s;
-  if (b && (s = check_vec(b, "b", n, x->dtype))) return s;
-  if (w && b && w->dtype != b->dtype)
-    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: w is %s but b is %s", op, nkl_dtype_name(w->dtype),
-                     nkl_dtype_name(b->dtype));
-  if ((s = check_stat(mean, "mean", m)) || (s = check_stat(rstd, "rstd", m))) return s;
-  if (!(eps >= 0.0f) || eps > 1e30f)
+  if (fused && ((s = check_rows_like(op, q->res, "residual", q->x, xt, &rrs)) ||
+                (s = check_rows_like(op, q->res_out, "residual_out", q->x, xt, &ors))))
+    return s;
+  int64_t wb_rs = 0, wb_rows = 1;
+  const nkl_tensor *wb[2] = {q->w, q->b};
+  const char *wbn[2] = {q->wmode == WB_ROWS ? "scale" : "w", q->wmode == WB_ROWS ? "shift" : "b"};
+  for (int j = 0; j < 2; j++) {
+    const nkl_tensor *v = wb[j];
+    if (!v) {
+      if (q->wmode == WB_ROWS || (q->wmode == WB_GROUP && j == 0))
+        return nkl__fail(NKL_ERR_NULL_POINTER, "%s: %s is required", op, wbn[j]);
+      continue;
+    }
+    if (q->wmode == WB_VEC) {
+      if ((s = check_vec(op, v, wbn[j], n, xt))) return s;
+    } else if ((s = check_param(op, v, wbn[j], xt))) {
+      return s;
+    } else if (q->wmode == WB_ROWS) {
+      if ((s = check_same_shape(op, v, wbn[j], q->x))) return s;
+      wb_rs = n, wb_rows = m;
+    } else {
+      if (q->x->rank < 2)
+        return nkl__fail(NKL_ERR_BAD_RANK, "%s: x must be [..., G, D] (rank >= 2), got rank %d", op,
+                         q->x->rank);
+      if (v->rank != 2)
+        return nkl__fail(NKL_ERR_BAD_RANK, "%s: w must be [G, D] (rank 2), got rank %d", op,
+                         v->rank);
+      if (v->shape[0] != q->x->shape[q->x->rank - 2] || v->shape[1] != n)
+        return nkl__fail(NKL_ERR_BAD_SHAPE,
+                         "%s: w is [%lld, %lld]; x's last two dims are [%lld, %lld]", op,
+                         (long long)v->shape[0], (long long)v->shape[1],
+                         (long long)q->x->shape[q->x->rank - 2], (long long)n);
+      wb_rs = n, wb_rows = v->shape[0];
+    }
+  }
+  if (q->w && q->b && q->w->dtype != q->b->dtype)
+    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: %s is %s but %s is %s", op, wbn[0],
+                     nkl_dtype_name(q->w->dtype), wbn[1], nkl_dtype_name(q->b->dtype));
+  if (q->kind == ROWNORM_WN) {
+    if (!q->g) return nkl__fail(NKL_ERR_NULL_POINTER, "%s: g is required", op);
+    if ((s = check_vec(op, q->g, "g", m, xt))) return s;
+  }
+  if ((s = check_stat(q->mean, "mean", m, false)) ||
+      (s = check_stat(q->rstd, q->kind == ROWNORM_WN ? "norm" : "rstd", m, false)) ||
+      (s = check_stat(q->scale, "scale", m, quant)))
+    return s;
+  if (q->kind != ROWNORM_WN && (!(q->eps >= 0.0f) || q->eps > 1e30f))
     return nkl__fail(NKL_ERR_BAD_PARAM, "%s: eps must be finite and >= 0 (got %g)", op,
-                     (double)eps);
-  /* y may be x itself (same rows); any other overlap with an input is rejected. */
-  const bool in_place = y->data == x->data && yrs == xrs;
-  if (!in_place && nkl__overlaps(x, y))
-    return nkl__fail(NKL_ERR_ALIAS, "%s: y overlaps x (only exact in-place is allowed)", op);
-  if ((w && nkl__overlaps(w, y)) || (b && nkl__overlaps(b, y)))
-    return nkl__fail(NKL_ERR_ALIAS, "%s: y overlaps w or b", op);
+                     (double)q->eps);
+  if (quant && (!(q->scale_floor > 0.0f) || isinf(q->scale_floor)))
+    return nkl__fail(NKL_ERR_BAD_PARAM, "%s: scale_floor must be finite and > 0 (got %g)", op,
+                     (double)q->scale_floor);
+  const named outs[] = {{q->y, quant ? "q" : "y", yrs, 1u},
+                        {fused ? q->res_out : NULL, "residual_out", ors, 3u},
+                        {q->mean, "mean", 0, 0},
+                        {q->rstd, "rstd", 0, 0},
+                        {q->scale, "scale", 0, 0}};
+  const named ins[] = {{q->x, "x", xrs, 0},
+                       {fused ? q->res : NULL, "residual", rrs, 0},
+                       {q->w, wbn[0], 0, 0},
+                       {q->b, wbn[1], 0, 0},
+                       {q->g, "g", 0, 0}};
+  if ((s = check_aliasing(op, outs, 5, ins, 5))) return s;
 
-  const nkl_dtype wt = w ? w->dtype : b ? b->dtype : x->dtype;
-  const nkl_kernel_entry *list = kind == ROWNORM_RMS ? kRmsKernels : kLnKernels;
-  const size_t count = kind == ROWNORM_RMS ? sizeof kRmsKernels / sizeof kRmsKernels[0]
-                                           : sizeof kLnKernels / sizeof kLnKernels[0];
-  const nkl_kernel_entry *k = nkl__select(list, count, KEY(x->dtype, wt));
-  if (!k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
-
-  const size_t es = nkl_dtype_size(x->dtype);
-  const rownorm_args args = {x->data, xrs,  y->data, yrs, w ? w->data : NULL,
-                             b ? b->data : NULL, n, eps,
-                             mean ? (float *)mean->data : NULL,
-                             rstd ? (float *)rstd->data : NULL,
-                             nkl__use_streaming_stores(y->data, yrs * (int64_t)es, m * n * (int64_t)es, 16 * es)};
-  const int64_t bytes = 2 * m * n * (int64_t)nkl_dtype_size(x->dtype);
+  const nkl_dtype wt = q->w ? q->w->dtype : q->b ? q->b->dtype : q->g ? q->g->dtype : xt;
+  p->k = nkl__select(q->list, q->count, KEY(xt, wt));
+  if (!p->k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
+  const int64_t es = (int64_t)nkl_dtype_size(xt);
+  const rownorm_args a = {
+      .x = q->x->data,
+      .x_rs = xrs,
+      .res = fused ? q->res->data : NULL,
+      .res_rs = rrs,
+      .res_out = fused ? q->res_out->data : NULL,
+      .res_out_rs = ors,
+      .y = q->y->data,
+      .y_rs = yrs,
+      .w = q->w ? q->w->data : NULL,
+      .b = q->b ? q->b->data : NULL,
+      .wb_rs = wb_rs,
+      .wb_rows = wb_rows,
+      .g = q->g ? q->g->data : NULL,
+      .n = n,
+      .eps = q->eps,
+      .scale_floor = q->scale_floor,
+      .mean = q->mean ? (float *)q->mean->data : NULL,
+      .rstd = q->rstd ? (float *)q->rstd->data : NULL,
+      .scale = q->scale ? (float *)q->scale->data : NULL,
+      /* res_out is re-read by the later passes over the row: never streamed */
+      .stream =
+          !quant && nkl__use_streaming_stores(q->y->data, yrs * es, m * n * es, 16 * (size_t)es)};
+  p->a = a;
+  p->m = m;
   /* Rows are independent, so the thread split never changes a result. */
-  nkl__parallel_range(nkl__threads_for(m, bytes), m, (nkl_range_fn)k->fn, &args);
-  nkl__ran_kernel(op, k->name);
+  p->threads = nkl__threads_for(m, (fused ? 4 : 2) * m * n * es);
+  return NKL_OK;
+}
+
+static void run(const char *op, const rn_plan *p) {
+  nkl__parallel_range(p->threads, p->m, (nkl_range_fn)p->k->fn, &p->a);
+  nkl__ran_kernel(op, p->k->name);
+}
+
+static nkl_status rownorm(const rn_req *q) {
+  nkl__clear_error();
+  rn_plan p;
+  const nkl_status s = prepare(q, &p);
+  if (s) return s;
+  run(q->op, &p);
   return NKL_OK;
 }
 
 nkl_status nkl_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
                            nkl_tensor *rstd) {
-  return rownorm("rmsnorm_fwd", ROWNORM_RMS, x, w, NULL, eps, y, NULL, rstd);
+  const rn_req q = {REQ("rmsnorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
+                    .x = x,
+                    .w = w,
+                    .y = y,
+                    .rstd = rstd,
+                    .eps = eps};
+  return rownorm(&q);
 }
 
 nkl_status nkl_layernorm_fwd(const nkl_tensor *x, const nkl_tensor *w, const nkl_tensor *b,
                              float eps, nkl_tensor *y, nkl_tensor *mean, nkl_tensor *rstd) {
-  return rownorm("layernorm_fwd", ROWNORM_LN, x, w, b, eps, y, mean, rstd);
+  const rn_req q = {REQ("layernorm_fwd", layernorm_fwd, ROWNORM_LN, 0),
+                    .x = x,
+                    .w = w,
+                    .b = b,
+                    .y = y,
+                    .mean = mean,
+                    .rstd = rstd,
+                    .eps = eps};
+  return rownorm(&q);
+}
+
+nkl_status nkl_gemma_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
+                                 nkl_tensor *rstd) {
+  const rn_req q = {REQ("gemma_rmsnorm_fwd", gemma_rmsnorm_fwd, ROWNORM_RMS, RN_GEMMA),
+                    .x = x,
+                    .w = w,
+                    .y = y,
+                    .rstd = rstd,
+                    .eps = eps};
+  return rownorm(&q);
+}
+
+nkl_status nkl_fused_add_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *residual,
+                                     const nkl_tensor *w, float eps, nkl_tensor *y,
+                                     nkl_tensor *residual_out, nkl_tensor *rstd) {
+  const rn_req q = {REQ("fused_add_rmsnorm_fwd", fused_add_rmsnorm_fwd, ROWNORM_RMS, RN_FUSED),
+                    .x = x,
+                    .res = residual,
+                    .w = w,
+                    .y = y,
+                    .res_out = residual_out,
+                    .rstd = rstd,
+                    .eps = eps};
+  return rownorm(&q);
+}
+
+nkl_status nkl_fused_add_layernorm_fwd(const nkl_tensor *x, const nkl_tensor *residual,
+                                       const nkl_tensor *w, const nkl_tensor *b, float eps,
+                                       nkl_tensor *y, nkl_tensor *residual_out, nkl_tensor *mean,
+                                       nkl_tensor *rstd) {
+  const rn_req q = {REQ("fused_add_layernorm_fwd", fused_add_layernorm_fwd, ROWNORM_LN, RN_FUSED),
+                    .x = x,
+                    .res = residual,
+                    .w = w,
+                    .b = b,
+                    .y = y,
+                    .res_out = residual_out,
+                    .mean = mean,
+                    .rstd = rstd,
+                    .eps = eps};
+  return rownorm(&q);
+}
+
+nkl_status nkl_adalayernorm_fwd(const nkl_tensor *x, const nkl_tensor *scale,
+                                const nkl_tensor *shift, float eps, nkl_tensor *y, nkl_tensor *mean,
+                                nkl_tensor *rstd) {
+  const rn_req q = {REQ("adalayernorm_fwd", layernorm_fwd, ROWNORM_LN, 0),
+                    .wmode = WB_ROWS,
+                    .x = x,
+                    .w = scale,
+                    .b = shift,
+                    .y = y,
+                    .mean = mean,
+                    .rstd = rstd,
+                    .eps = eps};
+  return rownorm(&q);
+}
+
+nkl_status nkl_group_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
+                                 nkl_tensor *rstd) {
+  const rn_req q = {REQ("group_rmsnorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
+                    .wmode = WB_GROUP,
+                    .x = x,
+                    .w = w,
+                    .y = y,
+                    .rstd = rstd,
+                    .eps = eps};
+  return rownorm(&q);
+}
+
+nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_tensor *q_w,
+                          const nkl_tensor *k_w, float eps, nkl_tensor *q_out, nkl_tensor *k_out) {
+  nkl__clear_error();
+  const rn_req rq = {REQ("qknorm_fwd(q)", rmsnorm_fwd, ROWNORM_RMS, 0), .x = q, .w = q_w,
+                     .y = q_out, .eps = eps};
+  const rn_req rk = {REQ("qknorm_fwd(k)", rmsnorm_fwd, ROWNORM_RMS, 0), .x = k, .w = k_w,
+                     .y = k_out, .eps = eps};
+  rn_plan pq, pk;
+  nkl_status s;
+  if ((s = prepare(&rq, &pq)) || (s = prepare(&rk, &pk))) return s;
+  /* k has q's shape (the chosen contract); neither output may touch the other half */
+  if ((s = check_same_shape("qknorm_fwd", k, "k", q))) return s;
+  if (nkl__overlaps(q_out, k) || nkl__overlaps(q_out, k_out) || nkl__overlaps(k_out, q) ||
+      (k_w && nkl__overlaps(q_out, k_w)) || (q_w && nkl__overlaps(k_out, q_w)))
+    return nkl__fail(NKL_ERR_ALIAS, "qknorm_fwd: q_out/k_out overlap the other tensor's data");
+  run("qknorm_fwd", &pq);
+  run("qknorm_fwd", &pk);
+  return NKL_OK;
+}
+
+nkl_status nkl_rmsnorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps,
+                                 float scale_floor, nkl_tensor *q, nkl_tensor *scale) {
+  const rn_req r = {REQ("rmsnorm_quant_fwd", rmsnorm_quant_fwd, ROWNORM_RMS, RN_QUANT),
+                    .x = x,
+                    .w = w,
+                    .y = q,
+                    .scale = scale,
+                    .eps = eps,
+                    .scale_floor = scale_floor};
+  return rownorm(&r);
+}
+
+nkl_status nkl_layernorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w, const nkl_tensor *b,
+                                   float eps, float scale_floor, nkl_tensor *q, nkl_tensor *scale) {
+  const rn_req r = {REQ("layernorm_quant_fwd", layernorm_quant_fwd, ROWNORM_LN, RN_QUANT),
+                    .x = x,
+                    .w = w,
+                    .b = b,
+                    .y = q,
+                    .scale = scale,
+                    .eps = eps,
+                    .scale_floor = scale_floor};
+  return rownorm(&r);
+}
+
+nkl_status nkl_weightnorm_fwd(const nkl_tensor *v, const nkl_tensor *g, nkl_tensor *out,
+                              nkl_tensor *norm) {
+  const rn_req q = {REQ("weightnorm_fwd", weightnorm_fwd, ROWNORM_WN, 0), .x = v, .g = g, .y = out,
+                    .rstd = norm};
+  return rownorm(&q);
 }

@@ -1,5 +1,6 @@
-/* Row-wise normalization kernels (RMSNorm, LayerNorm): contract shared by the API layer and
- * the per-ISA kernel translation units. */
+/* Row-wise normalization kernels (RMSNorm, LayerNorm and their fused, Gemma, group, AdaLN,
+ * quantized and weight-norm variants): contract shared by the API layer and the per-ISA
+ * kernel translation units. */
 #ifndef NKL_NORM_ROWNORM_H
 #define NKL_NORM_ROWNORM_H
 
@@ -7,17 +8,37 @@
 
 #include "nkl.h"
 
-typedef enum { ROWNORM_RMS = 0, ROWNORM_LN = 1 } rownorm_kind;
+/* The statistic of a row: RMS (mean 0), LN (mean and biased variance), or the plain L2
+ * norm of weight norm (y = x * g[r] / ||x||, no eps). */
+typedef enum { ROWNORM_RMS = 0, ROWNORM_LN = 1, ROWNORM_WN = 2 } rownorm_kind;
+
+/* Prologue/epilogue flags, compile-time constants of each kernel. */
+enum {
+  RN_FUSED = 1, /* r = x + res (rounded to x's dtype) is written to res_out and normalized */
+  RN_GEMMA = 2, /* the weight is applied as (1 + w), formed in f32 */
+  RN_QUANT = 4, /* output fp8 e4m3 codes q and a per-row f32 scale instead of y */
+};
 
 typedef struct rownorm_args {
   const void *x; /* row r starts at x + r * x_rs elements */
   int64_t x_rs;
-  void *y;
+  const void *res; /* RN_FUSED: residual rows and the rows of r = x + res */
+  int64_t res_rs;
+  void *res_out;
+  int64_t res_out_rs;
+  void *y; /* y rows (x's dtype), or the fp8 rows of q with RN_QUANT */
   int64_t y_rs;
-  const void *w, *b; /* [n] or NULL (then 1 and 0) */
+  /* w, b: [n] or NULL (then 1 and 0). Row r uses w + (r % wb_rows) * wb_rs (wb_rs = 0 for
+   * vectors; the rows of a [G, n] weight for group RMSNorm; the [M, n] scale/shift rows of
+   * AdaLN). */
+  const void *w, *b;
+  int64_t wb_rs, wb_rows;
+  const void *g; /* ROWNORM_WN: per-row gain [rows] in w's dtype */
   int64_t n;
   float eps;
-  float *mean, *rstd; /* [rows] or NULL */
+  float scale_floor;  /* RN_QUANT: scale = max(max|y|, scale_floor) / 448 */
+  float *mean, *rstd; /* [rows] or NULL; ROWNORM_WN stores the row norm in rstd */
+  float *scale;       /* RN_QUANT: [rows] */
   int stream;         /* write y with non-temporal stores (y and its rows are aligned) */
 } rownorm_args;
 
@@ -25,11 +46,18 @@ typedef struct rownorm_args {
  * single-threaded and stateless, with the signature of nkl_range_fn (core/internal.h). */
 
 /* (name prefix, x/y dtype, w/b dtype): the dtype combinations each ISA provides. */
-#define NKL_ROWNORM_DTYPES(X)                                                             \
-  X(f32, NKL_F32, NKL_F32)                                                                \
-  X(f16, NKL_F16, NKL_F16)                                                                \
-  X(bf16, NKL_BF16, NKL_BF16)                                                             \
-  X(f16_wf32, NKL_F16, NKL_F32)                                                           \
+#define NKL_ROWNORM_DTYPES(X)   \
+  X(f32, NKL_F32, NKL_F32)      \
+  X(f16, NKL_F16, NKL_F16)      \
+  X(bf16, NKL_BF16, NKL_BF16)   \
+  X(f16_wf32, NKL_F16, NKL_F32) \
   X(bf16_wf32, NKL_BF16, NKL_F32)
+/* The same list with an extra leading argument passed through (the op name). */
+#define NKL_ROWNORM_DTYPES_OP(X, op) \
+  X(op, f32, NKL_F32, NKL_F32)       \
+  X(op, f16, NKL_F16, NKL_F16)       \
+  X(op, bf16, NKL_BF16, NKL_BF16)    \
+  X(op, f16_wf32, NKL_F16, NKL_F32)  \
+  X(op, bf16_wf32, NKL_BF16, NKL_F32)
 
 #endif

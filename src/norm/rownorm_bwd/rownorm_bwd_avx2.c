@@ -1,0 +1,3 @@
+/* Row-norm backward kernels for the avx2 ISA: the shared body over the avx2 vector shim. */
+#include "simd/vec_avx2.h"
+#include "norm/rownorm_bwd/rownorm_bwd_kernels.inc"

@@ -1,0 +1,3 @@
+/* Row-norm backward kernels for the avx512 ISA: the shared body over the avx512 vector shim. */
+#include "simd/vec_avx512.h"
+#include "norm/rownorm_bwd/rownorm_bwd_kernels.inc"

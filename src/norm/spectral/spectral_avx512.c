@@ -1,0 +1,3 @@
+/* Spectral-norm kernels for the avx512 ISA: the shared body over the avx512 vector shim. */
+#include "simd/vec_avx512.h"
+#include "norm/spectral/spectral_kernels.inc"

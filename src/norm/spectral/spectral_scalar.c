@@ -1,0 +1,3 @@
+/* Spectral-norm kernels for the scalar ISA: the shared body over the scalar vector shim. */
+#include "simd/vec_scalar.h"
+#include "norm/spectral/spectral_kernels.inc"
