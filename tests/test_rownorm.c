@@ -8,7 +8,9 @@
 #include "testutil.h"
 
 typedef enum { RMS, LN } op_t;
-typedef enum { PLAIN, WITH_NAN, WITH_INF, HUGE_VALUES, TINY_VALUES, CONSTANT_ROW } fill_t;
+/* SUBNORMAL_OUT: weights of ~1e-39 make the outputs subnormal (f32 and bf16 keep them; the
+ * vcvtneps2bf16 store of the AVX512-BF16 kernels must not flush them). */
+typedef enum { PLAIN, WITH_NAN, WITH_INF, HUGE_VALUES, TINY_VALUES, CONSTANT_ROW, SUBNORMAL_OUT } fill_t;
 
 typedef struct {
   op_t op;
@@ -49,7 +51,7 @@ static void fill_case(const rn_case *c, rn_bufs *B, uint64_t seed) {
   if (!c->in_place) memset(B->y, 0x55, (size_t)(c->m * c->yrs) * es);
   if (c->wt >= 0) {
     B->w = tu_alloc((size_t)c->n * 4);
-    nkl_fill_normal(B->w, (nkl_dtype)c->wt, c->n, seed ^ 0xABCD, 1.0);
+    nkl_fill_normal(B->w, (nkl_dtype)c->wt, c->n, seed ^ 0xABCD, c->fill == SUBNORMAL_OUT ? 1e-39 : 1.0);
     if (c->bias) {
       B->b = tu_alloc((size_t)c->n * 4);
       nkl_fill_normal(B->b, (nkl_dtype)c->wt, c->n, seed ^ 0x1234, 1.0);
@@ -179,8 +181,9 @@ static void specials(op_t op) {
   for (int k = 0; k < nisa; k++) {
     nkl_set_max_isa(isas[k]);
     for (int d = 0; d < 3; d++)
-      for (fill_t f = WITH_NAN; f <= CONSTANT_ROW; f++) {
+      for (fill_t f = WITH_NAN; f <= SUBNORMAL_OUT; f++) {
         if (f == HUGE_VALUES && kX[d] == NKL_F16) continue; /* 1e15 is not an f16 value */
+        if (f == SUBNORMAL_OUT && kX[d] == NKL_F16) continue; /* 1e-39 is not an f16 value */
         const int64_t ns[] = {17, 1000, 4099};
         for (int j = 0; j < 3; j++) {
           rn_case c = {op, kX[d], (int)kX[d], op == LN, 4, ns[j], ns[j], ns[j], f, false};
@@ -239,9 +242,11 @@ static void test_bitwise_agreement(void) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
   for (int op = RMS; op <= LN; op++)
-    for (int d = 0; d < 3; d++) {
+    for (int d = 0; d < 6; d++) {
+      const fill_t fill = d < 3 ? PLAIN : SUBNORMAL_OUT;
+      if (fill == SUBNORMAL_OUT && kX[d % 3] == NKL_F16) continue;
       const int64_t m = 67, n = 1037; /* enough rows to go parallel; a tail of 13 */
-      rn_case c = {(op_t)op, kX[d], (int)kX[d], op == LN, m, n, n, n, PLAIN, false};
+      rn_case c = {(op_t)op, kX[d % 3], (int)kX[d % 3], false, m, n, n, n, fill, false};
       rn_bufs ref;
       fill_case(&c, &ref, 99);
       nkl_set_max_isa(NKL_ISA_SCALAR);

@@ -20,11 +20,7 @@ static inline vf vf_load_fp8(const uint8_t *p) {
   for (int i = 0; i < VF_LANES; i++) t[i] = nkl__fp8e4m3_to_f32(p[i]);
   return vf_load_f32(t);
 }
-static inline void vf_store_fp8(uint8_t *p, vf a) {
-  float t[VF_LANES];
-  vf_store_f32(t, a);
-  for (int i = 0; i < VF_LANES; i++) p[i] = nkl__f32_to_fp8e4m3(t[i]);
-}
+static inline void vf_store_fp8(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
 
 static inline __attribute__((always_inline)) vf vf_load(const void *p, nkl_dtype dt) {
   switch (dt) {

@@ -36,7 +36,8 @@ typedef struct nkl_cmp {
   double max_err;    /* largest |got - ref| over finite pairs */
   double max_ratio;  /* largest |got - ref| / tol */
   double worst_tol;  /* the tolerance at the worst element */
-  int64_t worst;     /* index of the worst element (-1 if none) */
+  int64_t worst;     /* index of the worst element (-1: none, or a statistic) */
+  bool has_worst;    /* a worst element has been recorded */
   double worst_got, worst_ref;
 } nkl_cmp;
 

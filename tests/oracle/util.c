@@ -92,7 +92,8 @@ bool nkl_cmp_add(nkl_cmp *c, double got, double ref, double tol, int64_t index) 
     if (err > c->max_err) c->max_err = err;
   }
   if (!ok) c->bad++;
-  if (c->worst < 0 || ratio > c->max_ratio) {
+  if (!c->has_worst || ratio > c->max_ratio) {
+    c->has_worst = true;
     c->max_ratio = ratio;
     c->worst = index;
     c->worst_got = got;
@@ -106,7 +107,8 @@ void nkl_cmp_merge(nkl_cmp *into, const nkl_cmp *from) {
   into->checked += from->checked;
   into->bad += from->bad;
   if (from->max_err > into->max_err) into->max_err = from->max_err;
-  if (from->worst >= 0 && (into->worst < 0 || from->max_ratio > into->max_ratio)) {
+  if (from->has_worst && (!into->has_worst || from->max_ratio > into->max_ratio)) {
+    into->has_worst = true;
     into->max_ratio = from->max_ratio;
     into->worst = from->worst;
     into->worst_got = from->worst_got;

@@ -52,6 +52,14 @@ typedef struct rownorm_args {
   X(bf16, NKL_BF16, NKL_BF16)   \
   X(f16_wf32, NKL_F16, NKL_F32) \
   X(bf16_wf32, NKL_BF16, NKL_F32)
+/* The combinations with bf16 outputs: the AVX512-BF16 level adds kernels only for these
+ * (its vcvtneps2bf16 store is the one thing that level speeds up here). */
+#define NKL_ROWNORM_BF16_DTYPES(X) \
+  X(bf16, NKL_BF16, NKL_BF16)      \
+  X(bf16_wf32, NKL_BF16, NKL_F32)
+#define NKL_ROWNORM_BF16_DTYPES_OP(X, op) \
+  X(op, bf16, NKL_BF16, NKL_BF16)         \
+  X(op, bf16_wf32, NKL_BF16, NKL_F32)
 /* The same list with an extra leading argument passed through (the op name). */
 #define NKL_ROWNORM_DTYPES_OP(X, op) \
   X(op, f32, NKL_F32, NKL_F32)       \
