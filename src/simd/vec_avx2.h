@@ -85,6 +85,39 @@ static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)
 }
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 
+/* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc
+ * and returns acc when either is NaN; the blend then takes x where x is NaN. */
+static inline __m256 nkl__max_nan8(__m256 acc, __m256 x) {
+  return _mm256_blendv_ps(_mm256_max_ps(x, acc), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+static inline vf vf_max_nan(vf acc, vf x) {
+  return vf_make(nkl__max_nan8(acc.lo, x.lo), nkl__max_nan8(acc.hi, x.hi));
+}
+static inline vf vf_div(vf a, vf b) {
+  return vf_make(_mm256_div_ps(a.lo, b.lo), _mm256_div_ps(a.hi, b.hi));
+}
+/* NaN lanes become the canonical quiet NaN 0x7FC00000 (see vec_scalar.h). */
+static inline __m256 nkl__canon_nan8(__m256 a) {
+  return _mm256_blendv_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)),
+                          _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+static inline vf vf_canon_nan(vf a) { return vf_make(nkl__canon_nan8(a.lo), nkl__canon_nan8(a.hi)); }
+/* Even lanes of p[0..15]: shuffle picks a0 a2 b0 b2 | a4 a6 b4 b6 per 128-bit half, the
+ * 64-bit permute restores the order. */
+static inline __m256 nkl__even8(const float *p) {
+  const __m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+}
+/* Lanes p[0], p[s], ..., p[15 s]: plain loads, even-lane shuffles (s == 2, reads p[0..31]),
+ * or gathers. */
+static inline vf vf_load_strided_f32(const float *p, int64_t s) {
+  if (s == 1) return vf_load_f32(p);
+  if (s == 2) return vf_make(nkl__even8(p), nkl__even8(p + 16));
+  const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                         _mm256_set1_epi32((int)s));
+  return vf_make(_mm256_i32gather_ps(p, idx, 4), _mm256_i32gather_ps(p + 8 * s, idx, 4));
+}
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   const __m256 s8 = _mm256_add_ps(a.lo, a.hi);

@@ -55,6 +55,32 @@ static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)
 }
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 
+/* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc
+ * and returns acc when either is NaN; the blend then takes x where x is NaN. */
+static inline vf vf_max_nan(vf acc, vf x) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_max_ps(x, acc), x);
+}
+static inline vf vf_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+/* NaN lanes become the canonical quiet NaN 0x7FC00000 (see vec_scalar.h). */
+static inline vf vf_canon_nan(vf a) {
+  return _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q),
+                            _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
+}
+/* Lanes p[0], p[s], ..., p[15 s]: a plain load, an even-lane permute of two loads (s == 2,
+ * reads p[0..31]), or a gather. */
+static inline vf vf_load_strided_f32(const float *p, int64_t s) {
+  if (s == 1) return _mm512_loadu_ps(p);
+  if (s == 2)
+    return _mm512_permutex2var_ps(
+        _mm512_loadu_ps(p),
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+        _mm512_loadu_ps(p + 16));
+  const __m512i idx = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32((int)s));
+  return _mm512_i32gather_ps(idx, p, 4);
+}
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   const __m256 s8 =

@@ -52,5 +52,21 @@ static inline float vf_reduce_add(vf a) {
   return s[0] + s[1];
 }
 
+/* NaN-propagating running max, PyTorch's max-pool rule `if (x > acc || isnan(x)) acc = x`:
+ * x where x is NaN or x > acc, else acc (so acc's NaN stays, and of equal values the earlier
+ * one, e.g. -0 before +0, is kept). */
+static inline vf vf_max_nan(vf acc, vf x) {
+  VF_MAP1((x.v[i] != x.v[i] || x.v[i] > acc.v[i]) ? x.v[i] : acc.v[i]);
+}
+static inline vf vf_div(vf a, vf b) { VF_MAP1(a.v[i] / b.v[i]); }
+/* NaN lanes become the canonical quiet NaN 0x7FC00000: which NaN an add returns depends on
+ * operand order, which compilers may swap; this makes NaN results identical on every ISA. */
+static inline vf vf_canon_nan(vf a) {
+  VF_MAP1(a.v[i] != a.v[i] ? nkl__bits_f32(0x7FC00000u) : a.v[i]);
+}
+/* Lanes p[0], p[s], ..., p[15 s] for 1 <= s < 2^26. May read up to p[31] when s == 2 (the
+ * other ISAs load two full vectors there); callers keep that memory valid. */
+static inline vf vf_load_strided_f32(const float *p, int64_t s) { VF_MAP1(p[i * s]); }
+
 #undef VF_MAP1
 #endif

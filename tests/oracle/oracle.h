@@ -59,4 +59,26 @@ double oracle_layernorm_row(const double *x, int64_t n, const double *w, const d
 double rownorm_tolerance(nkl_dtype out, int64_t n, double ref, double xhat_scale, double w,
                          double b);
 
+/* ---- pooling (pool.c) ---------------------------------------------------------------- */
+
+/* One pooling problem over up to three spatial axes (unused leading axes: in = out = k = s =
+ * d = 1, p = 0), PyTorch semantics. */
+typedef struct oracle_pool {
+  int nsp;                  /* 1, 2 or 3 spatial axes, stored in [0, nsp) */
+  bool avg, adaptive;
+  int64_t in[3], out[3];    /* out: from oracle_pool_out_size, or chosen (adaptive) */
+  int64_t k[3], s[3], p[3], d[3];
+  bool ceil_mode, count_include_pad;
+  int64_t divisor_override; /* 0: none */
+} oracle_pool;
+
+/* PyTorch's pooling_output_shape (may return < 1 for an input that is too small). */
+int64_t oracle_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode);
+/* One (n, c) plane: x holds prod(in) values, y gets prod(out); mag (optional) gets, per
+ * output, sum|x| over the window / divisor (avg) for the tolerance. */
+void oracle_pool_plane(const oracle_pool *q, const double *x, double *y, double *mag);
+/* Tolerance of an output: max pools are exact (0); averages allow the output rounding plus
+ * f32 summation error over the window. */
+double oracle_pool_tolerance(const oracle_pool *q, nkl_dtype out, double ref, double mag);
+
 #endif
