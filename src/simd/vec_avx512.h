@@ -66,19 +66,23 @@ static inline vf vf_canon_nan(vf a) {
   return _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q),
                             _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
 }
-/* Lanes p[0], p[s], ..., p[15 s]: a plain load, an even-lane permute of two loads (s == 2,
- * reads p[0..31]), or a gather. */
+/* Lanes p[0], p[s], ..., p[15 s]: a plain load; for s <= 4 two-source permutes (lanes 0..7
+ * from p[0..31], lanes 8..15 from p[8s..8s+31]); else a gather (slow on AMD). */
 static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   if (s == 1) return _mm512_loadu_ps(p);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   if (s == 2)
-    return _mm512_permutex2var_ps(
-        _mm512_loadu_ps(p),
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
-        _mm512_loadu_ps(p + 16));
-  const __m512i idx = _mm512_mullo_epi32(
-      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-      _mm512_set1_epi32((int)s));
-  return _mm512_i32gather_ps(idx, p, 4);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), _mm512_add_epi32(iota, iota),
+                                  _mm512_loadu_ps(p + 16));
+  if (s <= 4) {
+    const __m512i idx = _mm512_mullo_epi32(_mm512_and_si512(iota, _mm512_set1_epi32(7)),
+                                           _mm512_set1_epi32((int)s));
+    const __m512 a = _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
+    const __m512 b =
+        _mm512_permutex2var_ps(_mm512_loadu_ps(p + 8 * s), idx, _mm512_loadu_ps(p + 8 * s + 16));
+    return _mm512_mask_blend_ps(0xFF00, a, b);
+  }
+  return _mm512_i32gather_ps(_mm512_mullo_epi32(iota, _mm512_set1_epi32((int)s)), p, 4);
 }
 
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */

@@ -64,8 +64,8 @@ static inline vf vf_div(vf a, vf b) { VF_MAP1(a.v[i] / b.v[i]); }
 static inline vf vf_canon_nan(vf a) {
   VF_MAP1(a.v[i] != a.v[i] ? nkl__bits_f32(0x7FC00000u) : a.v[i]);
 }
-/* Lanes p[0], p[s], ..., p[15 s] for 1 <= s < 2^26. May read up to p[31] when s == 2 (the
- * other ISAs load two full vectors there); callers keep that memory valid. */
+/* Lanes p[0], p[s], ..., p[15 s] for 1 <= s < 2^26. Other ISAs may read further, up to
+ * p[16 s + 15] (full vectors around the lanes); callers keep that memory valid. */
 static inline vf vf_load_strided_f32(const float *p, int64_t s) { VF_MAP1(p[i * s]); }
 
 #undef VF_MAP1
