@@ -118,6 +118,28 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   return vf_make(_mm256_i32gather_ps(p, idx, 4), _mm256_i32gather_ps(p + 8 * s, idx, 4));
 }
 
+/* a > b ? a : b per lane (b where either is NaN). */
+static inline vf vf_max_num(vf a, vf b) {
+  return vf_make(_mm256_max_ps(a.lo, b.lo), _mm256_max_ps(a.hi, b.hi));
+}
+/* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */
+static inline uint32_t vf_mask_not_less(vf a, vf b) {
+  const uint32_t lo = (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(a.lo, b.lo, _CMP_NLT_UQ));
+  const uint32_t hi = (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(a.hi, b.hi, _CMP_NLT_UQ));
+  return lo | hi << 8;
+}
+
+/* Stream compaction of lane numbers (see vec_scalar.h); branch-free scalar loop here (a
+ * permute table would do better; AVX2 is not the top-k hot path). */
+static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
+  int n = 0;
+  for (int l = 0; l < VF_LANES; l++) {
+    dst[n] = base + l;
+    n += (int)((m >> l) & 1u);
+  }
+  return n;
+}
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   const __m256 s8 = _mm256_add_ps(a.lo, a.hi);

@@ -85,6 +85,22 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   return _mm512_i32gather_ps(_mm512_mullo_epi32(iota, _mm512_set1_epi32((int)s)), p, 4);
 }
 
+/* a > b ? a : b per lane (b where either is NaN). */
+static inline vf vf_max_num(vf a, vf b) { return _mm512_max_ps(a, b); }
+/* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */
+static inline uint32_t vf_mask_not_less(vf a, vf b) {
+  return (uint32_t)_mm512_cmp_ps_mask(a, b, _CMP_NLT_UQ);
+}
+
+/* Stream compaction of lane numbers (see vec_scalar.h): vpcompressd into a register and a
+ * full store (the compress-to-memory form is microcoded and slow on AMD). */
+static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
+  const __m512i v = _mm512_add_epi32(
+      _mm512_set1_epi32(base), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  _mm512_storeu_si512(dst, _mm512_maskz_compress_epi32((__mmask16)m, v));
+  return __builtin_popcount(m);
+}
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   const __m256 s8 =

@@ -68,5 +68,25 @@ static inline vf vf_canon_nan(vf a) {
  * p[16 s + 15] (full vectors around the lanes); callers keep that memory valid. */
 static inline vf vf_load_strided_f32(const float *p, int64_t s) { VF_MAP1(p[i * s]); }
 
+/* a > b ? a : b per lane (b where either is NaN): the x86 vmaxps rule. */
+static inline vf vf_max_num(vf a, vf b) { VF_MAP1(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
+/* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */
+static inline uint32_t vf_mask_not_less(vf a, vf b) {
+  uint32_t m = 0;
+  for (int i = 0; i < VF_LANES; i++) m |= (uint32_t)!(a.v[i] < b.v[i]) << i;
+  return m;
+}
+
+/* Stream compaction of lane numbers: writes base + l for each set bit l of m (ascending) to
+ * dst[0..popcount(m)) and returns the count. Branch-free; may write all of dst[0..16). */
+static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
+  int n = 0;
+  for (int l = 0; l < VF_LANES; l++) {
+    dst[n] = base + l;
+    n += (int)((m >> l) & 1u);
+  }
+  return n;
+}
+
 #undef VF_MAP1
 #endif

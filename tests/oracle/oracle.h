@@ -81,4 +81,19 @@ void oracle_pool_plane(const oracle_pool *q, const double *x, double *y, double 
  * f32 summation error over the window. */
 double oracle_pool_tolerance(const oracle_pool *q, nkl_dtype out, double ref, double mag);
 
+/* ---- top-k selector (topk.c) --------------------------------------------------------- */
+
+/* One row by sorting: x[j * stride] for j in [start, end) ∩ [0, s_kv), ordered by
+ * descending score (NaN first, -0 == +0), ties by ascending j; out[0..k) = the first k
+ * positions, -1 past the window's size. */
+void oracle_topk_row(const float *x, int64_t stride, int64_t s_kv, int64_t start, int64_t end,
+                     int64_t k, int32_t *out);
+/* Checks a result in one pass without sorting: positions inside the window, distinct, in
+ * that order, -1 exactly in the slots past the window's size, and no unselected position
+ * that would rank before the last selected one. mark: s_kv zeroed bytes (left zeroed).
+ * Returns true if correct, else false with a message. */
+bool oracle_topk_verify_row(const float *x, int64_t stride, int64_t s_kv, int64_t start,
+                            int64_t end, int64_t k, const int32_t *got, uint8_t *mark,
+                            char *msg, size_t len);
+
 #endif
