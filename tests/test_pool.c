@@ -210,6 +210,36 @@ static void test_edges(void) {
   }
 }
 
+/* Global windows (one output per plane, the whole plane): the contiguous-plane path, with
+ * plane sizes around the vector width, NaN/Inf inputs, and many planes (odd counts, so the
+ * 16-plane output groups have tails). */
+static void test_global_windows(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  static const int64_t kHW[][2] = {{1, 1}, {3, 5}, {7, 7}, {4, 8}, {1, 33}, {2, 16}, {6, 6}};
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (size_t j = 0; j < sizeof kHW / sizeof kHW[0]; j++)
+      for (int kind = MAXP; kind <= AAVGP; kind++)
+        for (int f = PLAIN; f <= SPECIALS; f++) {
+          pcase c;
+          memset(&c, 0, sizeof c);
+          c.kind = (kind_t)kind, c.dt = kDt[(j + (size_t)kind) % 3], c.n = 3, c.c = 13, c.q.nsp = 2;
+          c.q.in[0] = kHW[j][0], c.q.in[1] = kHW[j][1];
+          if (kind >= AMAXP) {
+            c.q.out[0] = c.q.out[1] = 1;
+          } else {
+            c.q.k[0] = kHW[j][0], c.q.k[1] = kHW[j][1];
+            c.q.s[0] = c.q.s[1] = 1 + (int64_t)j % 3;
+            c.q.d[0] = c.q.d[1] = 1;
+            c.q.count_include_pad = f;
+          }
+          CHECK(finish(&c), "global case %zu", j);
+          run(&c, (fill_t)f, 60 + j, "global");
+        }
+  }
+}
+
 /* A NaN anywhere in a window makes that output NaN, wherever the window sits in a vector or
  * a tail (and an all -inf window gives -inf). */
 static void test_nan_positions(void) {
@@ -250,6 +280,7 @@ static void test_bitwise_agreement(void) {
       pcase c = random_case(&s, kind, kind >= AMAXP ? 2 : 2 + d % 2, kDt[d]);
       c.n = 5, c.c = 7; /* enough planes to go parallel */
       c.q.in[c.q.nsp - 1] = c.q.in[c.q.nsp - 1] < 40 ? 40 : c.q.in[c.q.nsp - 1];
+      if (kind >= AMAXP && d == 2) c.q.out[0] = c.q.out[1] = 1; /* global */
       if (!finish(&c)) continue;
       void *x = make_input(&c, SPECIALS, 5);
       const size_t yb = (size_t)(c.n * c.c * prod(c.q.out, c.q.nsp)) * nkl_dtype_size(c.dt);
@@ -443,6 +474,7 @@ int main(void) {
   tu_run("nan_inf_signed_zero_inputs", test_specials);
   tu_run("edge_widths_and_modes", test_edges);
   tu_run("nan_in_every_lane_and_tail", test_nan_positions);
+  tu_run("global_windows", test_global_windows);
   tu_run("catalog_parameter_sets", test_catalog_shapes);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);

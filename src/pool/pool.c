@@ -225,6 +225,12 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   const int64_t need_h = a.tap_mode ? 0 : (OWr + 1) * a.stride + (a.k - 1) * a.dil + 16;
   a.tmp_len = (need_v > need_h ? need_v : need_h) + 16;
 
+  /* Global: one output whose window covers each axis exactly once, step 1. */
+  a.global = 1;
+  for (int i = 0; i < 3; i++)
+    if (axes[i]->out != 1 || axes[i]->lo[0] != 0 || axes[i]->hi[0] != axes[i]->in ||
+        (axes[i]->in > 1 && axes[i]->step != 1))
+      a.global = 0;
   const size_t es = nkl_dtype_size(x->dtype);
   const int64_t bytes = (nkl__numel(x) + nkl__numel(y)) * (int64_t)es;
   const int threads = nkl__threads_for(a.planes, bytes);

@@ -34,6 +34,7 @@ typedef struct pool_args {
   int64_t planes;
   pool_axis d, h, w;
   int tap_mode;
+  int global; /* one output per plane, window = the whole plane (see pool_global) */
   int64_t stride, k, dil, pad;
   int64_t tmp_len;  /* floats of scratch per thread */
   float *scratch;   /* one tmp_len slice per thread */

@@ -118,6 +118,25 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   return vf_make(_mm256_i32gather_ps(p, idx, 4), _mm256_i32gather_ps(p + 8 * s, idx, 4));
 }
 
+/* vf_max_nan over the lanes by the fixed tree of vec_scalar.h. */
+static inline __m128 nkl__max_nan4(__m128 acc, __m128 x) {
+  return _mm_blendv_ps(_mm_max_ps(x, acc), x, _mm_cmpunord_ps(x, x));
+}
+static inline float vf_reduce_max_nan(vf a) {
+  const __m256 t8 = nkl__max_nan8(a.lo, a.hi);
+  const __m128 t4 = nkl__max_nan4(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+  const __m128 t2 = nkl__max_nan4(t4, _mm_movehl_ps(t4, t4));
+  return _mm_cvtss_f32(nkl__max_nan4(t2, _mm_shuffle_ps(t2, t2, 1)));
+}
+/* The first n lanes of a (0 <= n <= 16), fill in the others: lane i is kept where i < n. */
+static inline vf vf_keep_first(vf a, int64_t n, float fill) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), nn = _mm256_set1_epi32((int)n);
+  const __m256 keep_lo = _mm256_castsi256_ps(_mm256_cmpgt_epi32(nn, lane));
+  const __m256 keep_hi =
+      _mm256_castsi256_ps(_mm256_cmpgt_epi32(nn, _mm256_add_epi32(lane, _mm256_set1_epi32(8))));
+  const __m256 f = _mm256_set1_ps(fill);
+  return vf_make(_mm256_blendv_ps(f, a.lo, keep_lo), _mm256_blendv_ps(f, a.hi, keep_hi));
+}
 /* a > b ? a : b per lane (b where either is NaN). */
 static inline vf vf_max_num(vf a, vf b) {
   return vf_make(_mm256_max_ps(a.lo, b.lo), _mm256_max_ps(a.hi, b.hi));

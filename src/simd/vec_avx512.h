@@ -85,6 +85,21 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   return _mm512_i32gather_ps(_mm512_mullo_epi32(iota, _mm512_set1_epi32((int)s)), p, 4);
 }
 
+/* vf_max_nan over the lanes by the fixed tree of vec_scalar.h. */
+static inline __m128 nkl__max_nan4(__m128 acc, __m128 x) {
+  return _mm_blendv_ps(_mm_max_ps(x, acc), x, _mm_cmpunord_ps(x, x));
+}
+static inline float vf_reduce_max_nan(vf a) {
+  const __m256 lo = _mm512_castps512_ps256(a), hi = _mm512_extractf32x8_ps(a, 1);
+  const __m256 t8 = _mm256_blendv_ps(_mm256_max_ps(hi, lo), hi, _mm256_cmp_ps(hi, hi, _CMP_UNORD_Q));
+  const __m128 t4 = nkl__max_nan4(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+  const __m128 t2 = nkl__max_nan4(t4, _mm_movehl_ps(t4, t4));
+  return _mm_cvtss_f32(nkl__max_nan4(t2, _mm_shuffle_ps(t2, t2, 1)));
+}
+/* The first n lanes of a (0 <= n <= 16), fill in the others. */
+static inline vf vf_keep_first(vf a, int64_t n, float fill) {
+  return _mm512_mask_mov_ps(_mm512_set1_ps(fill), (__mmask16)((1u << n) - 1u), a);
+}
 /* a > b ? a : b per lane (b where either is NaN). */
 static inline vf vf_max_num(vf a, vf b) { return _mm512_max_ps(a, b); }
 /* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */

@@ -68,6 +68,16 @@ static inline vf vf_canon_nan(vf a) {
  * p[16 s + 15] (full vectors around the lanes); callers keep that memory valid. */
 static inline vf vf_load_strided_f32(const float *p, int64_t s) { VF_MAP1(p[i * s]); }
 
+/* vf_max_nan over the lanes by the fixed tree (i, i+8), (i, i+4), (i, i+2), (i, i+1), lane
+ * i as the running value and lane i+w as the new one. */
+static inline float vf_reduce_max_nan(vf a) {
+  for (int w = VF_LANES / 2; w >= 1; w /= 2)
+    for (int i = 0; i < w; i++)
+      a.v[i] = (a.v[i + w] != a.v[i + w] || a.v[i + w] > a.v[i]) ? a.v[i + w] : a.v[i];
+  return a.v[0];
+}
+/* The first n lanes of a (0 <= n <= 16), fill in the others. */
+static inline vf vf_keep_first(vf a, int64_t n, float fill) { VF_MAP1(i < n ? a.v[i] : fill); }
 /* a > b ? a : b per lane (b where either is NaN): the x86 vmaxps rule. */
 static inline vf vf_max_num(vf a, vf b) { VF_MAP1(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
 /* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */
