@@ -191,14 +191,14 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
       K[i] = prm->kernel_size[src], S[i] = prm->stride[src], P[i] = prm->padding[src];
       Dl[i] = prm->dilation[src];
     }
-    total += axes[i]->out + kPad;
+    total += axes[i]->out + kPad + 1;
   }
   /* One allocation: lo, hi (int64) and cnt (float, padded for 16-lane loads) per axis. */
   char *tables = malloc((size_t)total * 20 + 64);
   if (!tables) return nkl__fail(NKL_ERR_ALLOC, "%s: no memory for the tap tables", op);
   char *t = tables;
   for (int i = 0; i < 3; i++) {
-    const int64_t n = axes[i]->out + kPad;
+    const int64_t n = (axes[i]->out + kPad + 1) / 2 * 2; /* even: keeps the int64 arrays aligned */
     int64_t *lo = (int64_t *)t, *hi = lo + n;
     float *cnt = (float *)(hi + n);
     t = (char *)(cnt + n);
