@@ -3,11 +3,9 @@
  * divisor_override, dilation, kernel larger than stride, output size 1, non-divisible and
  * overlapping adaptive bins), edge widths around the 16-lane vector, NaN/Inf inputs in
  * vector lanes and tails; bit agreement across ISAs and thread counts; every bad input. */
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "testutil.h"
 
@@ -467,8 +465,7 @@ static void test_bad_input(void) {
   CHECK(strstr(nkl_last_kernel(), "avgpool_fwd") != NULL, "kernel name: %s", nkl_last_kernel());
 }
 
-int main(int argc, char **argv) {
-  (void)argc;
+int main(void) {
   tu_run("output_size_rule", test_output_size);
   tu_run("max_sweep_isas_dtypes_params", test_max_sweep);
   tu_run("avg_sweep_isas_dtypes_params", test_avg_sweep);
@@ -482,15 +479,5 @@ int main(int argc, char **argv) {
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
   tu_run("bad_input", test_bad_input);
-  const int status = tu_summary();
-  /* Then everything again with non-temporal output stores forced on (they are chosen only
-   * for outputs beyond the LLC otherwise): the same process image with the override set. */
-  if (status == 0 && !getenv("NKL_STREAM_MIN_BYTES")) {
-    printf("-- again with NKL_STREAM_MIN_BYTES=1 (streaming stores)\n");
-    fflush(stdout);
-    setenv("NKL_STREAM_MIN_BYTES", "1", 1);
-    execv("/proc/self/exe", argv);
-    return 1; /* exec failed */
-  }
-  return status;
+  return tu_summary();
 }

@@ -236,12 +236,7 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   const int threads = nkl__threads_for(a.planes, bytes);
   atomic_int slot = 0;
   a.slot = &slot;
-  /* Non-temporal output stores once the working set exceeds the LLC (NKL_STREAM_MIN_BYTES
-   * overrides): a plain store first reads the line it writes, a sixth of the traffic of a
-   * 2x2-stride pool. Only the row-by-row (output mode) path uses them. */
-  a.stream = !a.tap_mode && !a.global && nkl__use_streaming_stores(y->data, 64, bytes, 1);
-  a.slice = a.tmp_len + (a.stream ? POOL_STAGE_FLOATS : 0);
-  a.scratch = malloc((size_t)threads * (size_t)a.slice * sizeof(float));
+  a.scratch = malloc((size_t)threads * (size_t)a.tmp_len * sizeof(float));
   if (!a.scratch) {
     free(tables);
     return nkl__fail(NKL_ERR_ALLOC, "%s: no memory for %d x %lld floats of scratch", op, threads,

@@ -36,15 +36,10 @@ typedef struct pool_args {
   int tap_mode;
   int global; /* one output per plane, window = the whole plane (see pool_global) */
   int64_t stride, k, dil, pad;
-  int stream;       /* write y through the staging buffer with non-temporal stores */
-  int64_t tmp_len;  /* floats of the row buffer tmp */
-  int64_t slice;    /* floats of scratch per thread: tmp, then the staging buffer */
-  float *scratch;   /* one slice per thread */
+  int64_t tmp_len;  /* floats of scratch per thread */
+  float *scratch;   /* one tmp_len slice per thread */
   atomic_int *slot; /* the next free slice */
 } pool_args;
-
-/* Bytes of the per-thread staging buffer for non-temporal output stores (plus slack). */
-enum { POOL_STAGE = 4096, POOL_STAGE_FLOATS = (POOL_STAGE + 256) / 4 };
 
 /* (name prefix, dtype) of the kernels each ISA provides. */
 #define NKL_POOL_DTYPES(X)                                                                \

@@ -84,11 +84,6 @@ static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)
   _mm256_stream_si256((__m256i *)p, _mm256_load_si256((const __m256i *)t));
 }
 static inline void vf_stream_fence(void) { _mm_sfence(); }
-/* Copies one 64-byte line (dst and src 64-byte aligned) with non-temporal stores. */
-static inline void vf_stream_line(void *dst, const void *src) {
-  _mm256_stream_si256((__m256i *)dst, _mm256_load_si256((const __m256i *)src));
-  _mm256_stream_si256((__m256i *)dst + 1, _mm256_load_si256((const __m256i *)src + 1));
-}
 
 /* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc
  * and returns acc when either is NaN; the blend then takes x where x is NaN. */

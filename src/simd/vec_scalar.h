@@ -4,8 +4,6 @@
 #ifndef NKL_VEC_SCALAR_H
 #define NKL_VEC_SCALAR_H
 
-#include <string.h>
-
 #include "core/convert_scalar.h"
 
 #define NKL_ISA_SUFFIX scalar
@@ -44,8 +42,6 @@ static inline void vf_store_f16(uint16_t *p, vf a) {
 static inline void vf_stream_f32(float *p, vf a) { vf_store_f32(p, a); }
 static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)) { store(p, a); }
 static inline void vf_stream_fence(void) {}
-/* Copies one 64-byte line (dst and src 64-byte aligned), non-temporally where the ISA can. */
-static inline void vf_stream_line(void *dst, const void *src) { memcpy(dst, src, 64); }
 
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
