@@ -27,11 +27,11 @@ static nkl_status call(const pcase *c, const void *x, void *y) {
   nkl_tensor ty = nkl_tensor_make(c->dt, c->q.nsp + 2, ys, y);
   switch (c->kind) {
   case MAXP:
-    return c->q.nsp == 1 ? nkl_maxpool1d_fwd(&tx, &c->p, &ty)
+    return c->q.nsp == 1   ? nkl_maxpool1d_fwd(&tx, &c->p, &ty)
            : c->q.nsp == 2 ? nkl_maxpool2d_fwd(&tx, &c->p, &ty)
                            : nkl_maxpool3d_fwd(&tx, &c->p, &ty);
   case AVGP:
-    return c->q.nsp == 1 ? nkl_avgpool1d_fwd(&tx, &c->p, &ty)
+    return c->q.nsp == 1   ? nkl_avgpool1d_fwd(&tx, &c->p, &ty)
            : c->q.nsp == 2 ? nkl_avgpool2d_fwd(&tx, &c->p, &ty)
                            : nkl_avgpool3d_fwd(&tx, &c->p, &ty);
   case AMAXP: return nkl_adaptive_maxpool2d_fwd(&tx, &ty);
@@ -85,7 +85,8 @@ static void *make_input(const pcase *c, fill_t f, uint64_t seed) {
 
 static void compare(const pcase *c, const void *x, const void *y, const char *tag) {
   const int64_t in = prod(c->q.in, c->q.nsp), out = prod(c->q.out, c->q.nsp);
-  double *xd = malloc((size_t)in * 8), *yd = malloc((size_t)out * 8), *mag = malloc((size_t)out * 8);
+  double *xd = malloc((size_t)in * 8), *yd = malloc((size_t)out * 8),
+         *mag = malloc((size_t)out * 8);
   nkl_cmp cmp;
   nkl_cmp_init(&cmp);
   for (int64_t pl = 0; pl < c->n * c->c; pl++) {
@@ -97,9 +98,10 @@ static void compare(const pcase *c, const void *x, const void *y, const char *ta
   }
   char dims[160] = "";
   for (int i = 0; i < c->q.nsp; i++)
-    snprintf(dims + strlen(dims), sizeof dims - strlen(dims), " in%lld k%lld s%lld p%lld d%lld out%lld",
-             (long long)c->q.in[i], (long long)c->q.k[i], (long long)c->q.s[i],
-             (long long)c->q.p[i], (long long)c->q.d[i], (long long)c->q.out[i]);
+    snprintf(dims + strlen(dims), sizeof dims - strlen(dims),
+             " in%lld k%lld s%lld p%lld d%lld out%lld", (long long)c->q.in[i], (long long)c->q.k[i],
+             (long long)c->q.s[i], (long long)c->q.p[i], (long long)c->q.d[i],
+             (long long)c->q.out[i]);
   CHECK(cmp.bad == 0,
         "%s %s%dd %s%s ceil=%d cip=%d div=%lld: %lld of %lld wrong; worst #%lld got %.9g want "
         "%.9g tol %.3g",
@@ -196,10 +198,10 @@ static void test_edges(void) {
           c.q.in[0] = 5, c.q.k[0] = 3, c.q.s[0] = 2, c.q.p[0] = 1, c.q.d[0] = 1;
           c.q.in[1] = kW[j], c.q.d[1] = 1;
           switch (v) {
-          case 0: c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 1; break;                 /* resnet stem */
+          case 0: c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 1; break; /* resnet stem */
           case 1: c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 0, c.q.ceil_mode = 1; break; /* alexnet */
           case 2: c.q.k[1] = 4, c.q.s[1] = 3, c.q.p[1] = 2, c.q.ceil_mode = 1; break;
-          case 3: c.q.k[1] = kW[j], c.q.s[1] = 1, c.q.p[1] = 0; break;             /* global: tap mode */
+          case 3: c.q.k[1] = kW[j], c.q.s[1] = 1, c.q.p[1] = 0; break; /* global: tap mode */
           default: c.q.k[1] = 2, c.q.s[1] = 1, c.q.p[1] = 1, c.q.count_include_pad = 1; break;
           }
           if (v == 4 && kind == MAXP) c.q.d[1] = 2;
@@ -368,10 +370,12 @@ static void test_oracle_detects_errors(void) {
   nkl_cmp cmp;
   nkl_cmp_init(&cmp);
   for (int i = 0; i < 16; i++)
-    nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, i), yd[i], oracle_pool_tolerance(&c.q, NKL_BF16, yd[i], mag[i]), i);
+    nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, i), yd[i],
+                oracle_pool_tolerance(&c.q, NKL_BF16, yd[i], mag[i]), i);
   CHECK(cmp.bad == 0, "clean result flagged");
   y[5] = (uint16_t)(y[5] + 2);
-  CHECK(!nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, 5), yd[5], oracle_pool_tolerance(&c.q, NKL_BF16, yd[5], mag[5]), 5),
+  CHECK(!nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, 5), yd[5],
+                     oracle_pool_tolerance(&c.q, NKL_BF16, yd[5], mag[5]), 5),
         "2-ulp error went unnoticed");
   /* and a max pool must be exact: the neighbouring value is an error */
   c.kind = MAXP;
@@ -379,7 +383,8 @@ static void test_oracle_detects_errors(void) {
   CHECK_STATUS(call(&c, x, y), NKL_OK);
   oracle_pool_plane(&c.q, xd, yd, mag);
   y[3] = (uint16_t)(y[3] + 1);
-  CHECK(!nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, 3), yd[3], oracle_pool_tolerance(&c.q, NKL_BF16, yd[3], mag[3]), 3),
+  CHECK(!nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, 3), yd[3],
+                     oracle_pool_tolerance(&c.q, NKL_BF16, yd[3], mag[3]), 3),
         "1-ulp max error went unnoticed");
   tu_free(x);
 }

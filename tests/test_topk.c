@@ -56,7 +56,8 @@ static void run(const tcase *c, uint64_t seed, const char *tag) {
     }
   }
   memset(out, 0x7F, (size_t)out_n * 4);
-  int64_t xs[4] = {c->B, c->S, c->S_kv, c->G}, ws[2] = {c->B, c->S}, os[4] = {c->B, c->S, c->G, c->k};
+  int64_t xs[4] = {c->B, c->S, c->S_kv, c->G}, ws[2] = {c->B, c->S},
+          os[4] = {c->B, c->S, c->G, c->k};
   nkl_tensor tx = nkl_tensor_make(NKL_F32, 4, xs, x), ts = nkl_tensor_make(NKL_I32, 2, ws, st),
              te = nkl_tensor_make(NKL_I32, 2, ws, en), to = nkl_tensor_make(NKL_I32, 4, os, out);
   CHECK_STATUS(nkl_topk_selector_fwd(&tx, &ts, &te, c->k, &to), NKL_OK);
@@ -72,9 +73,11 @@ static void run(const tcase *c, uint64_t seed, const char *tag) {
     if (!ok || memcmp(ref, out + r * c->k, (size_t)c->k * 4) != 0) {
       int64_t first = 0;
       while (first < c->k && ref[first] == out[r * c->k + first]) first++;
-      CHECK(false, "%s S_kv=%lld G=%lld k=%lld fill=%d row %lld window [%d, %d): %s; first diff at slot %lld (got %d want %d)",
-            tag, (long long)c->S_kv, (long long)c->G, (long long)c->k, c->fill, (long long)r, st[bs],
-            en[bs], ok ? "verifier passed" : msg, (long long)first,
+      CHECK(false,
+            "%s S_kv=%lld G=%lld k=%lld fill=%d row %lld window [%d, %d): %s; first diff at slot "
+            "%lld (got %d want %d)",
+            tag, (long long)c->S_kv, (long long)c->G, (long long)c->k, c->fill, (long long)r,
+            st[bs], en[bs], ok ? "verifier passed" : msg, (long long)first,
             first < c->k ? out[r * c->k + first] : 0, first < c->k ? ref[first] : 0);
       bad++;
     }
@@ -91,9 +94,9 @@ static void run(const tcase *c, uint64_t seed, const char *tag) {
 static void test_sweep(void) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
-  static const int64_t kSizes[][2] = {{1, 1},     {5, 1},      {16, 3},     {17, 16},    {33, 17},
-                                      {100, 7},   {300, 1},    {1000, 10},  {1000, 999}, {1000, 1000},
-                                      {2049, 64}, {5000, 300}, {4096, 512}, {20000, 1024}};
+  static const int64_t kSizes[][2] = {
+      {1, 1},     {5, 1},      {16, 3},      {17, 16},   {33, 17},    {100, 7},    {300, 1},
+      {1000, 10}, {1000, 999}, {1000, 1000}, {2049, 64}, {5000, 300}, {4096, 512}, {20000, 1024}};
   for (int ki = 0; ki < nisa; ki++) {
     nkl_set_max_isa(isas[ki]);
     for (size_t z = 0; z < sizeof kSizes / sizeof kSizes[0]; z++)
@@ -148,11 +151,13 @@ static void test_verifier_detects_errors(void) {
   int32_t all[50];
   oracle_topk_row(x, 1, 50, 0, 50, 50, all);
   out[9] = all[10]; /* the 11th instead of the 10th */
-  CHECK(!oracle_topk_verify_row(x, 1, 50, 0, 50, 10, out, mark, msg, sizeof msg), "wrong member unnoticed");
+  CHECK(!oracle_topk_verify_row(x, 1, 50, 0, 50, 10, out, mark, msg, sizeof msg),
+        "wrong member unnoticed");
   oracle_topk_row(x, 1, 50, 3, 8, 10, out);
   CHECK(out[5] == -1 && out[9] == -1, "short window not padded");
   out[7] = 4;
-  CHECK(!oracle_topk_verify_row(x, 1, 50, 3, 8, 10, out, mark, msg, sizeof msg), "bad padding unnoticed");
+  CHECK(!oracle_topk_verify_row(x, 1, 50, 3, 8, 10, out, mark, msg, sizeof msg),
+        "bad padding unnoticed");
   for (int i = 0; i < 50; i++) CHECK(mark[i] == 0, "mark not cleared");
 }
 

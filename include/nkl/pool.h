@@ -34,8 +34,8 @@ typedef struct nkl_pool_params {
 
 /* PyTorch's pooling output size of one dimension; NKL_ERR_BAD_PARAM for out-of-range
  * parameters, NKL_ERR_BAD_SHAPE when the input is too small for one window. */
-nkl_status nkl_pool_output_size(int64_t in, int64_t kernel_size, int64_t stride,
-                                int64_t padding, int64_t dilation, int ceil_mode, int64_t *out);
+nkl_status nkl_pool_output_size(int64_t in, int64_t kernel_size, int64_t stride, int64_t padding,
+                                int64_t dilation, int ceil_mode, int64_t *out);
 
 nkl_status nkl_maxpool1d_fwd(const nkl_tensor *x, const nkl_pool_params *p, nkl_tensor *y);
 nkl_status nkl_maxpool2d_fwd(const nkl_tensor *x, const nkl_pool_params *p, nkl_tensor *y);

@@ -6,35 +6,39 @@
 #include "core/internal.h"
 #include "pool/pool.h"
 
-#define DECL_OP(pfx, op, isa) void pfx##_f32acc_##op##__##isa(const void *a, int64_t p0, int64_t p1);
-#define DECL_DT(pfx, dt)                                                                  \
-  DECL_OP(pfx, maxpool_fwd, scalar) DECL_OP(pfx, avgpool_fwd, scalar)                     \
-  DECL_OP(pfx, maxpool_fwd, avx2) DECL_OP(pfx, avgpool_fwd, avx2)                         \
-  DECL_OP(pfx, maxpool_fwd, avx512) DECL_OP(pfx, avgpool_fwd, avx512)
+#define DECL_OP(pfx, op, isa)                                                                      \
+  void pfx##_f32acc_##op##__##isa(const void *a, int64_t p0, int64_t p1);
+#define DECL_DT(pfx, dt)                                                                           \
+  DECL_OP(pfx, maxpool_fwd, scalar)                                                                \
+  DECL_OP(pfx, avgpool_fwd, scalar) DECL_OP(pfx, maxpool_fwd, avx2)                                \
+      DECL_OP(pfx, avgpool_fwd, avx2) DECL_OP(pfx, maxpool_fwd, avx512)                            \
+          DECL_OP(pfx, avgpool_fwd, avx512)
 NKL_POOL_DTYPES(DECL_DT)
 
-#define KEY(dt, kind) ((int)(dt) * 2 + (int)(kind))
-#define ENTRY(pfx, op, isa, level, dt, kind)                                              \
+#define KEY(dt, kind) ((int)(dt)*2 + (int)(kind))
+#define ENTRY(pfx, op, isa, level, dt, kind)                                                       \
   {#pfx "_f32acc_" #op "__" #isa, level, KEY(dt, kind), (void (*)(void))pfx##_f32acc_##op##__##isa},
 /* Ordered best first, scalar last. AVX-512-BF16 adds nothing (no dot products here). */
 #if defined(__x86_64__)
-#define X86(pfx, dt)                                                                      \
-  ENTRY(pfx, maxpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_MAX)                           \
-  ENTRY(pfx, avgpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_AVG)                           \
-  ENTRY(pfx, maxpool_fwd, avx2, NKL_ISA_AVX2, dt, POOL_MAX)                               \
+#define X86(pfx, dt)                                                                               \
+  ENTRY(pfx, maxpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_MAX)                                    \
+  ENTRY(pfx, avgpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_AVG)                                    \
+  ENTRY(pfx, maxpool_fwd, avx2, NKL_ISA_AVX2, dt, POOL_MAX)                                        \
   ENTRY(pfx, avgpool_fwd, avx2, NKL_ISA_AVX2, dt, POOL_AVG)
 #else
 #define X86(pfx, dt)
 #endif
-#define SCALAR(pfx, dt)                                                                   \
-  ENTRY(pfx, maxpool_fwd, scalar, NKL_ISA_SCALAR, dt, POOL_MAX)                           \
+#define SCALAR(pfx, dt)                                                                            \
+  ENTRY(pfx, maxpool_fwd, scalar, NKL_ISA_SCALAR, dt, POOL_MAX)                                    \
   ENTRY(pfx, avgpool_fwd, scalar, NKL_ISA_SCALAR, dt, POOL_AVG)
 static const nkl_kernel_entry kKernels[] = {NKL_POOL_DTYPES(X86) NKL_POOL_DTYPES(SCALAR)};
 
 enum { kMaxParam = 1 << 26 }; /* keeps every tap offset of a 16-lane gather in int32 */
-enum { kPad = 32 }; /* table slack for 16-lane loads past the last output */
+enum { kPad = 32 };           /* table slack for 16-lane loads past the last output */
 
-static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+static int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
 
 static nkl_status check_axis_params(const char *op, int axis, int64_t k, int64_t s, int64_t p,
                                     int64_t d) {
@@ -44,7 +48,8 @@ static nkl_status check_axis_params(const char *op, int axis, int64_t k, int64_t
                      "(got %lld, %lld, %lld, %lld)",
                      op, axis, (long long)k, (long long)s, (long long)d, (long long)p);
   if (k > kMaxParam || s > kMaxParam || d > kMaxParam)
-    return nkl__fail(NKL_ERR_BAD_PARAM, "%s: axis %d kernel_size/stride/dilation above 2^26", op, axis);
+    return nkl__fail(NKL_ERR_BAD_PARAM, "%s: axis %d kernel_size/stride/dilation above 2^26", op,
+                     axis);
   if (p > k / 2)
     return nkl__fail(NKL_ERR_BAD_PARAM,
                      "%s: axis %d padding %lld is more than half the kernel size %lld", op, axis,
@@ -86,7 +91,9 @@ static void plan_axis(pool_axis *ax, int64_t *lo, int64_t *hi, float *cnt, int64
     /* PyTorch: pool_size spans the window clipped to the padded input; otherwise only the
      * valid elements count (dilation is 1 for averages). */
     const int64_t pend = start + k < ax->in + p ? start + k : ax->in + p;
-    cnt[o] = divisor ? (float)divisor : include_pad ? (float)(pend - start) : (float)(hi[o] - lo[o]);
+    cnt[o] = divisor       ? (float)divisor
+             : include_pad ? (float)(pend - start)
+                           : (float)(hi[o] - lo[o]);
   }
 }
 
@@ -112,8 +119,8 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
     return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: y is %s but x is %s", op, nkl_dtype_name(y->dtype),
                      nkl_dtype_name(x->dtype));
   if (x->rank != nsp + 2 || y->rank != nsp + 2)
-    return nkl__fail(NKL_ERR_BAD_RANK, "%s: x and y must have rank %d (got %d and %d)", op,
-                     nsp + 2, x->rank, y->rank);
+    return nkl__fail(NKL_ERR_BAD_RANK, "%s: x and y must have rank %d (got %d and %d)", op, nsp + 2,
+                     x->rank, y->rank);
   if (!nkl__is_contiguous(x) || !nkl__is_contiguous(y))
     return nkl__fail(NKL_ERR_BAD_STRIDE, "%s: x and y must be contiguous", op);
   if (x->shape[0] != y->shape[0] || x->shape[1] != y->shape[1])
@@ -134,22 +141,24 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
         (prm->count_include_pad != 0 && prm->count_include_pad != 1))
       return nkl__fail(NKL_ERR_BAD_PARAM, "%s: ceil_mode and count_include_pad must be 0 or 1", op);
     if (prm->divisor_override < 0 || (kind == POOL_MAX && prm->divisor_override != 0))
-      return nkl__fail(NKL_ERR_BAD_PARAM, "%s: divisor_override %lld (must be > 0, or 0 for none; "
-                       "max pools: 0)", op, (long long)prm->divisor_override);
+      return nkl__fail(NKL_ERR_BAD_PARAM,
+                       "%s: divisor_override %lld (must be > 0, or 0 for none; "
+                       "max pools: 0)",
+                       op, (long long)prm->divisor_override);
     if (prm->divisor_override > kMaxParam)
       return nkl__fail(NKL_ERR_BAD_PARAM, "%s: divisor_override above 2^26", op);
     for (int i = 0; i < nsp; i++) {
       int64_t o;
       if ((s = nkl_pool_output_size(x->shape[2 + i], prm->kernel_size[i], prm->stride[i],
-                                    prm->padding[i], prm->dilation[i], prm->ceil_mode, &o)))
-      {
+                                    prm->padding[i], prm->dilation[i], prm->ceil_mode, &o))) {
         char why[400];
         snprintf(why, sizeof why, "%s", nkl_last_error());
         return nkl__fail(s, "%s: axis %d: %s", op, i, why);
       }
       if (y->shape[2 + i] != o)
-        return nkl__fail(NKL_ERR_BAD_SHAPE, "%s: y axis %d has %lld outputs; the parameters give %lld",
-                         op, i, (long long)y->shape[2 + i], (long long)o);
+        return nkl__fail(NKL_ERR_BAD_SHAPE,
+                         "%s: y axis %d has %lld outputs; the parameters give %lld", op, i,
+                         (long long)y->shape[2 + i], (long long)o);
     }
   } else {
     for (int i = 2; i < x->rank; i++)
@@ -171,8 +180,8 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
       return nkl__fail(NKL_ERR_BAD_PARAM, "%s: bins of 2^24 or more elements", op);
   }
 
-  const nkl_kernel_entry *kern = nkl__select(kKernels, sizeof kKernels / sizeof kKernels[0],
-                                             KEY(x->dtype, kind));
+  const nkl_kernel_entry *kern =
+      nkl__select(kKernels, sizeof kKernels / sizeof kKernels[0], KEY(x->dtype, kind));
   if (!kern) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
 
   /* The axes, padded to 3-d: a missing leading axis has one output and one tap. */
@@ -204,7 +213,8 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
     t = (char *)(cnt + n);
     for (int64_t j = 0; j < n; j++) cnt[j] = 1.0f;
     const bool override_here = !adaptive && prm->divisor_override && i == 2;
-    if (adaptive) plan_adaptive(axes[i], lo, hi, cnt);
+    if (adaptive)
+      plan_adaptive(axes[i], lo, hi, cnt);
     else
       plan_axis(axes[i], lo, hi, cnt, K[i], S[i], P[i], Dl[i], prm->count_include_pad,
                 override_here ? prm->divisor_override : 0);

@@ -42,9 +42,9 @@ typedef struct pool_args {
 } pool_args;
 
 /* (name prefix, dtype) of the kernels each ISA provides. */
-#define NKL_POOL_DTYPES(X)                                                                \
-  X(f32, NKL_F32)                                                                         \
-  X(f16, NKL_F16)                                                                         \
+#define NKL_POOL_DTYPES(X)                                                                         \
+  X(f32, NKL_F32)                                                                                  \
+  X(f16, NKL_F16)                                                                                  \
   X(bf16, NKL_BF16)
 
 #endif

@@ -12,10 +12,12 @@ void f32_topk_selector_fwd__avx512(const void *a, int64_t r0, int64_t r1);
 /* Ordered best first, scalar last. */
 static const nkl_kernel_entry kKernels[] = {
 #if defined(__x86_64__)
-    {"f32_topk_selector_fwd__avx512", NKL_ISA_AVX512, 0, (void (*)(void))f32_topk_selector_fwd__avx512},
+    {"f32_topk_selector_fwd__avx512", NKL_ISA_AVX512, 0,
+     (void (*)(void))f32_topk_selector_fwd__avx512},
     {"f32_topk_selector_fwd__avx2", NKL_ISA_AVX2, 0, (void (*)(void))f32_topk_selector_fwd__avx2},
 #endif
-    {"f32_topk_selector_fwd__scalar", NKL_ISA_SCALAR, 0, (void (*)(void))f32_topk_selector_fwd__scalar},
+    {"f32_topk_selector_fwd__scalar", NKL_ISA_SCALAR, 0,
+     (void (*)(void))f32_topk_selector_fwd__scalar},
 };
 
 static nkl_status check_i32(const nkl_tensor *t, const char *what, int rank) {
@@ -41,7 +43,8 @@ nkl_status nkl_topk_selector_fwd(const nkl_tensor *scores, const nkl_tensor *sta
     return nkl__fail(NKL_ERR_BAD_DTYPE, "topk_selector_fwd: index_score must be f32, got %s",
                      nkl_dtype_name(scores->dtype));
   if (scores->rank != 4)
-    return nkl__fail(NKL_ERR_BAD_RANK, "topk_selector_fwd: index_score must be [B, S, S_kv, G] (rank 4), got rank %d",
+    return nkl__fail(NKL_ERR_BAD_RANK,
+                     "topk_selector_fwd: index_score must be [B, S, S_kv, G] (rank 4), got rank %d",
                      scores->rank);
   if (!nkl__is_contiguous(scores))
     return nkl__fail(NKL_ERR_BAD_STRIDE, "topk_selector_fwd: index_score must be contiguous");
@@ -51,19 +54,24 @@ nkl_status nkl_topk_selector_fwd(const nkl_tensor *scores, const nkl_tensor *sta
   const int64_t B = scores->shape[0], S = scores->shape[1], S_kv = scores->shape[2],
                 G = scores->shape[3];
   if (starts->shape[0] != B || starts->shape[1] != S || ends->shape[0] != B || ends->shape[1] != S)
-    return nkl__fail(NKL_ERR_BAD_SHAPE, "topk_selector_fwd: starts and ends must be [B, S] = [%lld, %lld]",
+    return nkl__fail(NKL_ERR_BAD_SHAPE,
+                     "topk_selector_fwd: starts and ends must be [B, S] = [%lld, %lld]",
                      (long long)B, (long long)S);
   if (topk < 1 || topk > S_kv)
     return nkl__fail(NKL_ERR_BAD_PARAM, "topk_selector_fwd: topk %lld outside [1, S_kv = %lld]",
                      (long long)topk, (long long)S_kv);
   if (indices->shape[0] != B || indices->shape[1] != S || indices->shape[2] != G ||
       indices->shape[3] != topk)
-    return nkl__fail(NKL_ERR_BAD_SHAPE, "topk_selector_fwd: indices must be [B, S, G, topk] = [%lld, %lld, %lld, %lld]",
-                     (long long)B, (long long)S, (long long)G, (long long)topk);
+    return nkl__fail(
+        NKL_ERR_BAD_SHAPE,
+        "topk_selector_fwd: indices must be [B, S, G, topk] = [%lld, %lld, %lld, %lld]",
+        (long long)B, (long long)S, (long long)G, (long long)topk);
   if (S_kv > INT32_MAX - 64)
-    return nkl__fail(NKL_ERR_BAD_SHAPE, "topk_selector_fwd: S_kv %lld does not fit the int32 indices",
+    return nkl__fail(NKL_ERR_BAD_SHAPE,
+                     "topk_selector_fwd: S_kv %lld does not fit the int32 indices",
                      (long long)S_kv);
-  if (nkl__overlaps(indices, scores) || nkl__overlaps(indices, starts) || nkl__overlaps(indices, ends))
+  if (nkl__overlaps(indices, scores) || nkl__overlaps(indices, starts) ||
+      nkl__overlaps(indices, ends))
     return nkl__fail(NKL_ERR_ALIAS, "topk_selector_fwd: indices overlaps an input");
   const nkl_kernel_entry *k = nkl__select(kKernels, sizeof kKernels / sizeof kKernels[0], 0);
   if (!k) return nkl__fail(NKL_ERR_INTERNAL, "topk_selector_fwd: no kernel");

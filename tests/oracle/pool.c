@@ -10,7 +10,8 @@ static int64_t floor_div(int64_t a, int64_t b) {
   return q;
 }
 
-int64_t oracle_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+int64_t oracle_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
+                             bool ceil_mode) {
   int64_t o = floor_div(in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
   if (ceil_mode && (o - 1) * s >= in + p) o--;
   return o;

@@ -42,8 +42,8 @@ void oracle_topk_row(const float *x, int64_t stride, int64_t s_kv, int64_t start
 }
 
 bool oracle_topk_verify_row(const float *x, int64_t stride, int64_t s_kv, int64_t start,
-                            int64_t end, int64_t k, const int32_t *got, uint8_t *mark,
-                            char *msg, size_t len) {
+                            int64_t end, int64_t k, const int32_t *got, uint8_t *mark, char *msg,
+                            size_t len) {
   window(s_kv, &start, &end);
   const int64_t n = end - start, want = n < k ? n : k;
   bool ok = true;
@@ -59,8 +59,8 @@ bool oracle_topk_verify_row(const float *x, int64_t stride, int64_t s_kv, int64_
       ok = false;
     } else if (i > 0 && !before(x[got[i - 1] * stride], got[i - 1], x[j * stride], j)) {
       snprintf(msg, len, "slots %lld, %lld out of order (%lld: %.9g, %lld: %.9g)",
-               (long long)(i - 1), (long long)i, (long long)got[i - 1],
-               x[got[i - 1] * stride], (long long)j, x[j * stride]);
+               (long long)(i - 1), (long long)i, (long long)got[i - 1], x[got[i - 1] * stride],
+               (long long)j, x[j * stride]);
       ok = false;
     } else {
       mark[j] = 1;
@@ -76,8 +76,9 @@ bool oracle_topk_verify_row(const float *x, int64_t stride, int64_t s_kv, int64_
     const int64_t last = got[want - 1];
     for (int64_t j = start; j < end && ok; j++)
       if (!mark[j] && before(x[j * stride], j, x[last * stride], last)) {
-        snprintf(msg, len, "position %lld (%.9g) was left out but ranks before slot %lld (%lld: %.9g)",
-                 (long long)j, x[j * stride], (long long)(want - 1), (long long)last, x[last * stride]);
+        snprintf(
+            msg, len, "position %lld (%.9g) was left out but ranks before slot %lld (%lld: %.9g)",
+            (long long)j, x[j * stride], (long long)(want - 1), (long long)last, x[last * stride]);
         ok = false;
       }
   }

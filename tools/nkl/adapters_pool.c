@@ -61,7 +61,8 @@ static void *pk_create(nkl_desc *d, case_info *info, pk_kind kind, int nsp, char
       if (!err[0]) snprintf(err, el, "%s needs kernel_size=...", d->op);
       goto fail;
     }
-    for (int i = 0; i < nsp; i++) q->s[i] = q->k[i], q->p[i] = 0, q->d[i] = 1; /* PyTorch defaults */
+    for (int i = 0; i < nsp; i++)
+      q->s[i] = q->k[i], q->p[i] = 0, q->d[i] = 1; /* PyTorch defaults */
     if (axis_param(d, "stride", nsp, q->s, err, el) < 0 ||
         axis_param(d, "padding", nsp, q->p, err, el) < 0 ||
         (kind == PK_MAX && axis_param(d, "dilation", nsp, q->d, err, el) < 0) ||
@@ -107,9 +108,9 @@ fail:
   return NULL;
 }
 
-#define CREATE(name, kind, nsp)                                                           \
-  static void *name(nkl_desc *d, case_info *info, char *err, size_t el) {                \
-    return pk_create(d, info, kind, nsp, err, el);                                        \
+#define CREATE(name, kind, nsp)                                                                    \
+  static void *name(nkl_desc *d, case_info *info, char *err, size_t el) {                          \
+    return pk_create(d, info, kind, nsp, err, el);                                                 \
   }
 CREATE(max1_create, PK_MAX, 1)
 CREATE(max2_create, PK_MAX, 2)
@@ -124,11 +125,11 @@ static nkl_status pk_run(void *p) {
   pk_case *c = p;
   switch (c->kind) {
   case PK_MAX:
-    return c->nsp == 1 ? nkl_maxpool1d_fwd(c->x, &c->p, c->y)
+    return c->nsp == 1   ? nkl_maxpool1d_fwd(c->x, &c->p, c->y)
            : c->nsp == 2 ? nkl_maxpool2d_fwd(c->x, &c->p, c->y)
                          : nkl_maxpool3d_fwd(c->x, &c->p, c->y);
   case PK_AVG:
-    return c->nsp == 1 ? nkl_avgpool1d_fwd(c->x, &c->p, c->y)
+    return c->nsp == 1   ? nkl_avgpool1d_fwd(c->x, &c->p, c->y)
            : c->nsp == 2 ? nkl_avgpool2d_fwd(c->x, &c->p, c->y)
                          : nkl_avgpool3d_fwd(c->x, &c->p, c->y);
   case PK_AMAX: return nkl_adaptive_maxpool2d_fwd(c->x, c->y);
@@ -146,7 +147,8 @@ static void pk_check(void *p, check_result *res) {
   nkl_cmp_init(&res->cmp);
 #pragma omp parallel
   {
-    double *x = malloc((size_t)in * 8), *y = malloc((size_t)out * 8), *mag = malloc((size_t)out * 8);
+    double *x = malloc((size_t)in * 8), *y = malloc((size_t)out * 8),
+           *mag = malloc((size_t)out * 8);
     nkl_cmp local;
     nkl_cmp_init(&local);
 #pragma omp for schedule(dynamic, 8)
@@ -184,6 +186,6 @@ static const nkl_adapter kAdaptiveMax = {"AdaptiveMaxPool2dFwd", amax_create, pk
 static const nkl_adapter kAdaptiveAvg = {"AdaptiveAvgPool2dFwd", aavg_create, pk_run, pk_check,
                                          pk_destroy};
 
-const nkl_adapter *const nkl_pool_adapters[] = {&kMaxPool2d, &kAvgPool2d, &kMaxPool1d,
-                                                &kAvgPool1d, &kMaxPool3d, &kAvgPool3d,
+const nkl_adapter *const nkl_pool_adapters[] = {&kMaxPool2d,   &kAvgPool2d,   &kMaxPool1d,
+                                                &kAvgPool1d,   &kMaxPool3d,   &kAvgPool3d,
                                                 &kAdaptiveMax, &kAdaptiveAvg, NULL};

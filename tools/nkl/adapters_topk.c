@@ -40,7 +40,8 @@ static void *tk_create(nkl_desc *d, case_info *info, char *err, size_t el) {
   if (case_dtype(d, kTypes, 1, &dt, err, el) < 0) goto fail;
   if (desc_int(d, "batch", &c->B, err, el) < 0 || desc_int(d, "kv_group", &c->G, err, el) < 0)
     goto fail;
-  if (desc_int(d, "seq_len", &c->S, err, el) != 0 || desc_int(d, "seq_len_kv", &c->S_kv, err, el) != 0 ||
+  if (desc_int(d, "seq_len", &c->S, err, el) != 0 ||
+      desc_int(d, "seq_len_kv", &c->S_kv, err, el) != 0 ||
       desc_int(d, "topk", &c->k, err, el) != 0) {
     if (!err[0]) snprintf(err, el, "%s needs seq_len=, seq_len_kv=, topk=", d->op);
     goto fail;
@@ -62,7 +63,8 @@ static void *tk_create(nkl_desc *d, case_info *info, char *err, size_t el) {
   }
   const double rows = (double)(c->B * c->S * c->G);
   info->flops = rows * (double)c->S_kv;
-  info->bytes = 4.0 * rows * (double)c->S_kv + 8.0 * (double)(c->B * c->S) + 4.0 * rows * (double)c->k;
+  info->bytes =
+      4.0 * rows * (double)c->S_kv + 8.0 * (double)(c->B * c->S) + 4.0 * rows * (double)c->k;
   return c;
 fail:
   case_free_args(info);
@@ -124,8 +126,8 @@ static void tk_check(void *p, check_result *res) {
   if (bad)
     snprintf(res->note, sizeof res->note, "row %lld: %.100s", (long long)first_bad, first_msg);
   else
-    snprintf(res->note, sizeof res->note, "all %lld rows verified, %lld sorted fully", (long long)rows,
-             (long long)sampled);
+    snprintf(res->note, sizeof res->note, "all %lld rows verified, %lld sorted fully",
+             (long long)rows, (long long)sampled);
   (void)sample_bad;
 }
 
