@@ -135,6 +135,77 @@ static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)
 }
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 
+/* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc
+ * and returns acc when either is NaN; the blend then takes x where x is NaN. */
+static inline __m256 nkl__max_nan8(__m256 acc, __m256 x) {
+  return _mm256_blendv_ps(_mm256_max_ps(x, acc), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+static inline vf vf_max_nan(vf acc, vf x) {
+  return vf_make(nkl__max_nan8(acc.lo, x.lo), nkl__max_nan8(acc.hi, x.hi));
+}
+/* NaN lanes become the canonical quiet NaN 0x7FC00000 (see vec_scalar.h). */
+static inline __m256 nkl__canon_nan8(__m256 a) {
+  return _mm256_blendv_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)),
+                          _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+static inline vf vf_canon_nan(vf a) { return vf_make(nkl__canon_nan8(a.lo), nkl__canon_nan8(a.hi)); }
+/* Even lanes of p[0..15]: shuffle picks a0 a2 b0 b2 | a4 a6 b4 b6 per 128-bit half, the
+ * 64-bit permute restores the order. */
+static inline __m256 nkl__even8(const float *p) {
+  const __m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+}
+/* Lanes p[0], p[s], ..., p[15 s]: plain loads, even-lane shuffles (s == 2, reads p[0..31]),
+ * or gathers. */
+static inline vf vf_load_strided_f32(const float *p, int64_t s) {
+  if (s == 1) return vf_load_f32(p);
+  if (s == 2) return vf_make(nkl__even8(p), nkl__even8(p + 16));
+  const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                         _mm256_set1_epi32((int)s));
+  return vf_make(_mm256_i32gather_ps(p, idx, 4), _mm256_i32gather_ps(p + 8 * s, idx, 4));
+}
+
+/* vf_max_nan over the lanes by the fixed tree of vec_scalar.h. */
+static inline __m128 nkl__max_nan4(__m128 acc, __m128 x) {
+  return _mm_blendv_ps(_mm_max_ps(x, acc), x, _mm_cmpunord_ps(x, x));
+}
+static inline float vf_reduce_max_nan(vf a) {
+  const __m256 t8 = nkl__max_nan8(a.lo, a.hi);
+  const __m128 t4 = nkl__max_nan4(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+  const __m128 t2 = nkl__max_nan4(t4, _mm_movehl_ps(t4, t4));
+  return _mm_cvtss_f32(nkl__max_nan4(t2, _mm_shuffle_ps(t2, t2, 1)));
+}
+/* The first n lanes of a (0 <= n <= 16), fill in the others: lane i is kept where i < n. */
+static inline vf vf_keep_first(vf a, int64_t n, float fill) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), nn = _mm256_set1_epi32((int)n);
+  const __m256 keep_lo = _mm256_castsi256_ps(_mm256_cmpgt_epi32(nn, lane));
+  const __m256 keep_hi =
+      _mm256_castsi256_ps(_mm256_cmpgt_epi32(nn, _mm256_add_epi32(lane, _mm256_set1_epi32(8))));
+  const __m256 f = _mm256_set1_ps(fill);
+  return vf_make(_mm256_blendv_ps(f, a.lo, keep_lo), _mm256_blendv_ps(f, a.hi, keep_hi));
+}
+/* a > b ? a : b per lane (b where either is NaN). */
+static inline vf vf_max_num(vf a, vf b) {
+  return vf_make(_mm256_max_ps(a.lo, b.lo), _mm256_max_ps(a.hi, b.hi));
+}
+/* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */
+static inline uint32_t vf_mask_not_less(vf a, vf b) {
+  const uint32_t lo = (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(a.lo, b.lo, _CMP_NLT_UQ));
+  const uint32_t hi = (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(a.hi, b.hi, _CMP_NLT_UQ));
+  return lo | hi << 8;
+}
+
+/* Stream compaction of lane numbers (see vec_scalar.h); branch-free scalar loop here (a
+ * permute table would do better; AVX2 is not the top-k hot path). */
+static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
+  int n = 0;
+  for (int l = 0; l < VF_LANES; l++) {
+    dst[n] = base + l;
+    n += (int)((m >> l) & 1u);
+  }
+  return n;
+}
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   const __m256 s8 = _mm256_add_ps(a.lo, a.hi);

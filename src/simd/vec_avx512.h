@@ -105,6 +105,67 @@ static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)
 }
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 
+/* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc
+ * and returns acc when either is NaN; the blend then takes x where x is NaN. */
+static inline vf vf_max_nan(vf acc, vf x) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_max_ps(x, acc), x);
+}
+/* NaN lanes become the canonical quiet NaN 0x7FC00000 (see vec_scalar.h). */
+static inline vf vf_canon_nan(vf a) {
+  return _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q),
+                            _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
+}
+/* Lanes p[0], p[s], ..., p[15 s]: a plain load; for s <= 4 two-source permutes (lanes 0..7
+ * from p[0..31], lanes 8..15 from p[8s..8s+31]); else a gather (slow on AMD). */
+static inline vf vf_load_strided_f32(const float *p, int64_t s) {
+  if (s == 1) return _mm512_loadu_ps(p);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  if (s == 2)
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), _mm512_add_epi32(iota, iota),
+                                  _mm512_loadu_ps(p + 16));
+  if (s <= 4) {
+    const __m512i idx = _mm512_mullo_epi32(_mm512_and_si512(iota, _mm512_set1_epi32(7)),
+                                           _mm512_set1_epi32((int)s));
+    const __m512 a = _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
+    const __m512 b =
+        _mm512_permutex2var_ps(_mm512_loadu_ps(p + 8 * s), idx, _mm512_loadu_ps(p + 8 * s + 16));
+    return _mm512_mask_blend_ps(0xFF00, a, b);
+  }
+  return _mm512_i32gather_ps(_mm512_mullo_epi32(iota, _mm512_set1_epi32((int)s)), p, 4);
+}
+
+/* vf_max_nan over the lanes by the fixed tree of vec_scalar.h. */
+static inline __m128 nkl__max_nan4(__m128 acc, __m128 x) {
+  return _mm_blendv_ps(_mm_max_ps(x, acc), x, _mm_cmpunord_ps(x, x));
+}
+static inline float vf_reduce_max_nan(vf a) {
+  const __m256 lo = _mm512_castps512_ps256(a), hi = _mm512_extractf32x8_ps(a, 1);
+  const __m256 t8 = _mm256_blendv_ps(_mm256_max_ps(hi, lo), hi, _mm256_cmp_ps(hi, hi, _CMP_UNORD_Q));
+  const __m128 t4 = nkl__max_nan4(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+  const __m128 t2 = nkl__max_nan4(t4, _mm_movehl_ps(t4, t4));
+  return _mm_cvtss_f32(nkl__max_nan4(t2, _mm_shuffle_ps(t2, t2, 1)));
+}
+/* The first n lanes of a (0 <= n <= 16), fill in the others. */
+static inline vf vf_keep_first(vf a, int64_t n, float fill) {
+  return _mm512_mask_mov_ps(_mm512_set1_ps(fill), (__mmask16)((1u << n) - 1u), a);
+}
+/* a > b ? a : b per lane (b where either is NaN). */
+static inline vf vf_max_num(vf a, vf b) { return _mm512_max_ps(a, b); }
+/* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */
+static inline uint32_t vf_mask_not_less(vf a, vf b) {
+  return (uint32_t)_mm512_cmp_ps_mask(a, b, _CMP_NLT_UQ);
+}
+
+/* Stream compaction of lane numbers (see vec_scalar.h): vpcompressd to memory. On the Zen 5
+ * this was tuned on it made top-k rows 8% faster than compress-to-register + full store (on
+ * Zen 4 the memory form is microcoded and slow: revisit there). */
+static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
+  const __m512i v = _mm512_add_epi32(
+      _mm512_set1_epi32(base), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  _mm512_mask_compressstoreu_epi32(dst, (__mmask16)m, v);
+  return __builtin_popcount(m);
+}
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   const __m256 s8 =

@@ -76,5 +76,50 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
   for (int i = 0; i < VF_LANES; i++) p[i] = nkl__f32_to_fp8e4m3(a.v[i]);
 }
 
+/* NaN-propagating running max, PyTorch's max-pool rule `if (x > acc || isnan(x)) acc = x`:
+ * x where x is NaN or x > acc, else acc (so acc's NaN stays, and of equal values the earlier
+ * one, e.g. -0 before +0, is kept). */
+static inline vf vf_max_nan(vf acc, vf x) {
+  VF_MAP1((x.v[i] != x.v[i] || x.v[i] > acc.v[i]) ? x.v[i] : acc.v[i]);
+}
+/* NaN lanes become the canonical quiet NaN 0x7FC00000: which NaN an add returns depends on
+ * operand order, which compilers may swap; this makes NaN results identical on every ISA. */
+static inline vf vf_canon_nan(vf a) {
+  VF_MAP1(a.v[i] != a.v[i] ? nkl__bits_f32(0x7FC00000u) : a.v[i]);
+}
+/* Lanes p[0], p[s], ..., p[15 s] for 1 <= s < 2^26. Other ISAs may read further, up to
+ * p[16 s + 15] (full vectors around the lanes); callers keep that memory valid. */
+static inline vf vf_load_strided_f32(const float *p, int64_t s) { VF_MAP1(p[i * s]); }
+
+/* vf_max_nan over the lanes by the fixed tree (i, i+8), (i, i+4), (i, i+2), (i, i+1), lane
+ * i as the running value and lane i+w as the new one. */
+static inline float vf_reduce_max_nan(vf a) {
+  for (int w = VF_LANES / 2; w >= 1; w /= 2)
+    for (int i = 0; i < w; i++)
+      a.v[i] = (a.v[i + w] != a.v[i + w] || a.v[i + w] > a.v[i]) ? a.v[i + w] : a.v[i];
+  return a.v[0];
+}
+/* The first n lanes of a (0 <= n <= 16), fill in the others. */
+static inline vf vf_keep_first(vf a, int64_t n, float fill) { VF_MAP1(i < n ? a.v[i] : fill); }
+/* a > b ? a : b per lane (b where either is NaN): the x86 vmaxps rule. */
+static inline vf vf_max_num(vf a, vf b) { VF_MAP1(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
+/* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */
+static inline uint32_t vf_mask_not_less(vf a, vf b) {
+  uint32_t m = 0;
+  for (int i = 0; i < VF_LANES; i++) m |= (uint32_t)!(a.v[i] < b.v[i]) << i;
+  return m;
+}
+
+/* Stream compaction of lane numbers: writes base + l for each set bit l of m (ascending) to
+ * dst[0..popcount(m)) and returns the count. Branch-free; may write all of dst[0..16). */
+static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
+  int n = 0;
+  for (int l = 0; l < VF_LANES; l++) {
+    dst[n] = base + l;
+    n += (int)((m >> l) & 1u);
+  }
+  return n;
+}
+
 #undef VF_MAP1
 #endif

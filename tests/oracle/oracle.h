@@ -110,5 +110,41 @@ double lpnorm_tolerance(nkl_dtype out, int64_t A, int64_t C, double ref);
 double oracle_spectral_power_iter(const void *w, nkl_dtype dt, int64_t O, int64_t I,
                                   const double *u, double eps, double *u_out, double *v_out,
                                   double *tol_u, double *tol_v, double *tol_sigma);
+/* ---- pooling (pool.c) ---------------------------------------------------------------- */
+
+/* One pooling problem over up to three spatial axes (unused leading axes: in = out = k = s =
+ * d = 1, p = 0), PyTorch semantics. */
+typedef struct oracle_pool {
+  int nsp;                  /* 1, 2 or 3 spatial axes, stored in [0, nsp) */
+  bool avg, adaptive;
+  int64_t in[3], out[3];    /* out: from oracle_pool_out_size, or chosen (adaptive) */
+  int64_t k[3], s[3], p[3], d[3];
+  bool ceil_mode, count_include_pad;
+  int64_t divisor_override; /* 0: none */
+} oracle_pool;
+
+/* PyTorch's pooling_output_shape (may return < 1 for an input that is too small). */
+int64_t oracle_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode);
+/* One (n, c) plane: x holds prod(in) values, y gets prod(out); mag (optional) gets, per
+ * output, sum|x| over the window / divisor (avg) for the tolerance. */
+void oracle_pool_plane(const oracle_pool *q, const double *x, double *y, double *mag);
+/* Tolerance of an output: max pools are exact (0); averages allow the output rounding plus
+ * f32 summation error over the window. */
+double oracle_pool_tolerance(const oracle_pool *q, nkl_dtype out, double ref, double mag);
+
+/* ---- top-k selector (topk.c) --------------------------------------------------------- */
+
+/* One row by sorting: x[j * stride] for j in [start, end) ∩ [0, s_kv), ordered by
+ * descending score (NaN first, -0 == +0), ties by ascending j; out[0..k) = the first k
+ * positions, -1 past the window's size. */
+void oracle_topk_row(const float *x, int64_t stride, int64_t s_kv, int64_t start, int64_t end,
+                     int64_t k, int32_t *out);
+/* Checks a result in one pass without sorting: positions inside the window, distinct, in
+ * that order, -1 exactly in the slots past the window's size, and no unselected position
+ * that would rank before the last selected one. mark: s_kv zeroed bytes (left zeroed).
+ * Returns true if correct, else false with a message. */
+bool oracle_topk_verify_row(const float *x, int64_t stride, int64_t s_kv, int64_t start,
+                            int64_t end, int64_t k, const int32_t *got, uint8_t *mark,
+                            char *msg, size_t len);
 
 #endif

@@ -1,0 +1,3 @@
+/* Pooling kernels for the avx2 ISA: the shared body over the avx2 vector shim. */
+#include "simd/vec_avx2.h"
+#include "pool/pool_kernels.inc"

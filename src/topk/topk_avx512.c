@@ -1,0 +1,3 @@
+/* Top-k selector kernels for the avx512 ISA: the shared body over the avx512 vector shim. */
+#include "simd/vec_avx512.h"
+#include "topk/topk_kernels.inc"

@@ -1,0 +1,488 @@
+/* The pools against the double-precision oracle: every ISA, dtype and op, random parameter
+ * combinations (ceil mode with and without padding, count_include_pad both ways,
+ * divisor_override, dilation, kernel larger than stride, output size 1, non-divisible and
+ * overlapping adaptive bins), edge widths around the 16-lane vector, NaN/Inf inputs in
+ * vector lanes and tails; bit agreement across ISAs and thread counts; every bad input. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+typedef enum { MAXP, AVGP, AMAXP, AAVGP } kind_t;
+static const char *kKindName[] = {"max", "avg", "adaptive-max", "adaptive-avg"};
+
+typedef struct {
+  kind_t kind;
+  oracle_pool q;
+  nkl_pool_params p;
+  nkl_dtype dt;
+  int64_t n, c;
+} pcase;
+
+static nkl_status call(const pcase *c, const void *x, void *y) {
+  int64_t xs[5] = {c->n, c->c}, ys[5] = {c->n, c->c};
+  for (int i = 0; i < c->q.nsp; i++) xs[2 + i] = c->q.in[i], ys[2 + i] = c->q.out[i];
+  nkl_tensor tx = nkl_tensor_make(c->dt, c->q.nsp + 2, xs, (void *)x);
+  nkl_tensor ty = nkl_tensor_make(c->dt, c->q.nsp + 2, ys, y);
+  switch (c->kind) {
+  case MAXP:
+    return c->q.nsp == 1   ? nkl_maxpool1d_fwd(&tx, &c->p, &ty)
+           : c->q.nsp == 2 ? nkl_maxpool2d_fwd(&tx, &c->p, &ty)
+                           : nkl_maxpool3d_fwd(&tx, &c->p, &ty);
+  case AVGP:
+    return c->q.nsp == 1   ? nkl_avgpool1d_fwd(&tx, &c->p, &ty)
+           : c->q.nsp == 2 ? nkl_avgpool2d_fwd(&tx, &c->p, &ty)
+                           : nkl_avgpool3d_fwd(&tx, &c->p, &ty);
+  case AMAXP: return nkl_adaptive_maxpool2d_fwd(&tx, &ty);
+  default: return nkl_adaptive_avgpool2d_fwd(&tx, &ty);
+  }
+}
+
+static int64_t prod(const int64_t *v, int n) {
+  int64_t r = 1;
+  for (int i = 0; i < n; i++) r *= v[i];
+  return r;
+}
+
+/* Builds a case from the oracle description (fills q.out and p). Returns false if the
+ * input is too small for one window. */
+static bool finish(pcase *c) {
+  memset(&c->p, 0, sizeof c->p);
+  c->q.avg = c->kind == AVGP || c->kind == AAVGP;
+  c->q.adaptive = c->kind >= AMAXP;
+  for (int i = 0; i < c->q.nsp; i++) {
+    if (c->q.adaptive) continue;
+    c->p.kernel_size[i] = c->q.k[i], c->p.stride[i] = c->q.s[i];
+    c->p.padding[i] = c->q.p[i], c->p.dilation[i] = c->q.d[i];
+    c->q.out[i] = oracle_pool_out_size(c->q.in[i], c->q.k[i], c->q.s[i], c->q.p[i], c->q.d[i],
+                                       c->q.ceil_mode);
+    if (c->q.out[i] < 1) return false;
+  }
+  c->p.ceil_mode = c->q.ceil_mode;
+  c->p.count_include_pad = c->q.count_include_pad;
+  c->p.divisor_override = c->q.divisor_override;
+  return true;
+}
+
+typedef enum { PLAIN, SPECIALS } fill_t;
+
+static void *make_input(const pcase *c, fill_t f, uint64_t seed) {
+  const int64_t n = c->n * c->c * prod(c->q.in, c->q.nsp);
+  void *x = tu_alloc((size_t)n * nkl_dtype_size(c->dt));
+  nkl_fill_normal(x, c->dt, n, seed, 1.0);
+  if (f == SPECIALS) {
+    uint64_t s = seed;
+    for (int64_t j = 0; j < n / 23 + 2; j++) {
+      const int64_t at = (int64_t)(nkl_rand_u64(&s) % (uint64_t)n);
+      const double v[] = {NAN, INFINITY, -INFINITY, -0.0, NAN};
+      nkl_set(x, c->dt, at, v[j % 5]);
+    }
+    nkl_set(x, c->dt, n - 1, NAN); /* the very last element: a tail lane */
+  }
+  return x;
+}
+
+static void compare(const pcase *c, const void *x, const void *y, const char *tag) {
+  const int64_t in = prod(c->q.in, c->q.nsp), out = prod(c->q.out, c->q.nsp);
+  double *xd = malloc((size_t)in * 8), *yd = malloc((size_t)out * 8),
+         *mag = malloc((size_t)out * 8);
+  nkl_cmp cmp;
+  nkl_cmp_init(&cmp);
+  for (int64_t pl = 0; pl < c->n * c->c; pl++) {
+    for (int64_t i = 0; i < in; i++) xd[i] = nkl_get(x, c->dt, pl * in + i);
+    oracle_pool_plane(&c->q, xd, yd, mag);
+    for (int64_t i = 0; i < out; i++)
+      nkl_cmp_add(&cmp, nkl_get(y, c->dt, pl * out + i), yd[i],
+                  oracle_pool_tolerance(&c->q, c->dt, yd[i], mag[i]), pl * out + i);
+  }
+  char dims[160] = "";
+  for (int i = 0; i < c->q.nsp; i++)
+    snprintf(dims + strlen(dims), sizeof dims - strlen(dims),
+             " in%lld k%lld s%lld p%lld d%lld out%lld", (long long)c->q.in[i], (long long)c->q.k[i],
+             (long long)c->q.s[i], (long long)c->q.p[i], (long long)c->q.d[i],
+             (long long)c->q.out[i]);
+  CHECK(cmp.bad == 0,
+        "%s %s%dd %s%s ceil=%d cip=%d div=%lld: %lld of %lld wrong; worst #%lld got %.9g want "
+        "%.9g tol %.3g",
+        tag, kKindName[c->kind], c->q.nsp, nkl_dtype_name(c->dt), dims, c->q.ceil_mode,
+        c->q.count_include_pad, (long long)c->q.divisor_override, (long long)cmp.bad,
+        (long long)cmp.checked, (long long)cmp.worst, cmp.worst_got, cmp.worst_ref, cmp.worst_tol);
+  CHECK(tu_guard_ok(y), "%s wrote out of bounds", tag);
+  free(xd);
+  free(yd);
+  free(mag);
+}
+
+static void run(const pcase *c, fill_t f, uint64_t seed, const char *tag) {
+  void *x = make_input(c, f, seed);
+  const size_t ybytes = (size_t)(c->n * c->c * prod(c->q.out, c->q.nsp)) * nkl_dtype_size(c->dt);
+  void *y = tu_alloc(ybytes);
+  memset(y, 0x55, ybytes);
+  CHECK_STATUS(call(c, x, y), NKL_OK);
+  compare(c, x, y, tag);
+  tu_free(x);
+  tu_free(y);
+}
+
+static int64_t rnd(uint64_t *s, int64_t lo, int64_t hi) {
+  return lo + (int64_t)(nkl_rand_u64(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* A random valid case: kind, rank, per-axis sizes and parameters. */
+static pcase random_case(uint64_t *s, kind_t kind, int nsp, nkl_dtype dt) {
+  for (;;) {
+    pcase c;
+    memset(&c, 0, sizeof c);
+    c.kind = kind, c.dt = dt, c.q.nsp = nsp;
+    c.n = rnd(s, 1, 2), c.c = rnd(s, 1, 3);
+    for (int i = 0; i < nsp; i++) {
+      const bool w = i == nsp - 1;
+      c.q.in[i] = w ? rnd(s, 1, 70) : rnd(s, 1, 12);
+      if (kind >= AMAXP) {
+        c.q.out[i] = rnd(s, 1, c.q.in[i] + 3); /* out > in: overlapping bins */
+        continue;
+      }
+      c.q.k[i] = rnd(s, 1, w && rnd(s, 0, 3) == 0 ? 24 : 5);
+      c.q.s[i] = rnd(s, 1, 4);
+      c.q.p[i] = rnd(s, 0, c.q.k[i] / 2);
+      c.q.d[i] = kind == MAXP ? rnd(s, 1, 3) : 1;
+    }
+    c.q.ceil_mode = rnd(s, 0, 1);
+    c.q.count_include_pad = rnd(s, 0, 1);
+    c.q.divisor_override = kind == AVGP && rnd(s, 0, 3) == 0 ? rnd(s, 1, 11) : 0;
+    if (finish(&c)) return c;
+  }
+}
+
+static const nkl_dtype kDt[] = {NKL_F32, NKL_F16, NKL_BF16};
+
+static void sweep(kind_t kind, fill_t f) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    uint64_t s = 1234 + (uint64_t)kind * 77 + (uint64_t)f;
+    for (int nsp = 1; nsp <= 3; nsp++) {
+      if (kind >= AMAXP && nsp != 2) continue;
+      for (int d = 0; d < 3; d++)
+        for (int t = 0; t < (f == PLAIN ? 60 : 25); t++) {
+          pcase c = random_case(&s, kind, nsp, kDt[d]);
+          run(&c, f, (uint64_t)t + 1, nkl_isa_name(isas[k]));
+        }
+    }
+  }
+}
+static void test_max_sweep(void) { sweep(MAXP, PLAIN); }
+static void test_avg_sweep(void) { sweep(AVGP, PLAIN); }
+static void test_adaptive_max_sweep(void) { sweep(AMAXP, PLAIN); }
+static void test_adaptive_avg_sweep(void) { sweep(AAVGP, PLAIN); }
+static void test_specials(void) {
+  for (kind_t k = MAXP; k <= AAVGP; k++) sweep(k, SPECIALS);
+}
+
+/* Fixed cases: widths around the 16-lane vector and both W modes, ceil mode with and without
+ * padding, the window past the right padding (ceil), global windows. */
+static void test_edges(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  static const int64_t kW[] = {1, 2, 15, 16, 17, 31, 32, 33, 47, 64, 65, 129};
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (size_t j = 0; j < sizeof kW / sizeof kW[0]; j++)
+      for (int kind = MAXP; kind <= AVGP; kind++)
+        for (int v = 0; v < 5; v++) {
+          pcase c;
+          memset(&c, 0, sizeof c);
+          c.kind = (kind_t)kind, c.dt = kDt[(j + (size_t)v) % 3], c.n = 2, c.c = 3, c.q.nsp = 2;
+          c.q.in[0] = 5, c.q.k[0] = 3, c.q.s[0] = 2, c.q.p[0] = 1, c.q.d[0] = 1;
+          c.q.in[1] = kW[j], c.q.d[1] = 1;
+          switch (v) {
+          case 0: c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 1; break; /* resnet stem */
+          case 1: c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 0, c.q.ceil_mode = 1; break; /* alexnet */
+          case 2: c.q.k[1] = 4, c.q.s[1] = 3, c.q.p[1] = 2, c.q.ceil_mode = 1; break;
+          case 3: c.q.k[1] = kW[j], c.q.s[1] = 1, c.q.p[1] = 0; break; /* global: tap mode */
+          default: c.q.k[1] = 2, c.q.s[1] = 1, c.q.p[1] = 1, c.q.count_include_pad = 1; break;
+          }
+          if (v == 4 && kind == MAXP) c.q.d[1] = 2;
+          if (!finish(&c)) continue;
+          run(&c, PLAIN, 40 + j, "edge");
+          run(&c, SPECIALS, 41 + j, "edge-nan");
+        }
+  }
+}
+
+/* Global windows (one output per plane, the whole plane): the contiguous-plane path, with
+ * plane sizes around the vector width, NaN/Inf inputs, and many planes (odd counts, so the
+ * 16-plane output groups have tails). */
+static void test_global_windows(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  static const int64_t kHW[][2] = {{1, 1}, {3, 5}, {7, 7}, {4, 8}, {1, 33}, {2, 16}, {6, 6}};
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (size_t j = 0; j < sizeof kHW / sizeof kHW[0]; j++)
+      for (int kind = MAXP; kind <= AAVGP; kind++)
+        for (int f = PLAIN; f <= SPECIALS; f++) {
+          pcase c;
+          memset(&c, 0, sizeof c);
+          c.kind = (kind_t)kind, c.dt = kDt[(j + (size_t)kind) % 3], c.n = 3, c.c = 13, c.q.nsp = 2;
+          c.q.in[0] = kHW[j][0], c.q.in[1] = kHW[j][1];
+          if (kind >= AMAXP) {
+            c.q.out[0] = c.q.out[1] = 1;
+          } else {
+            c.q.k[0] = kHW[j][0], c.q.k[1] = kHW[j][1];
+            c.q.s[0] = c.q.s[1] = 1 + (int64_t)j % 3;
+            c.q.d[0] = c.q.d[1] = 1;
+            c.q.count_include_pad = f;
+          }
+          CHECK(finish(&c), "global case %zu", j);
+          run(&c, (fill_t)f, 60 + j, "global");
+        }
+  }
+}
+
+/* A NaN anywhere in a window makes that output NaN, wherever the window sits in a vector or
+ * a tail (and an all -inf window gives -inf). */
+static void test_nan_positions(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (int mode = 0; mode < 2; mode++) {
+      const int64_t W = 37, k1 = mode ? W : 3, s1 = mode ? 1 : 2;
+      int64_t xs[3] = {1, 2, W};
+      const int64_t ow = (W - k1) / s1 + 1;
+      int64_t ys[3] = {1, 2, ow};
+      for (int64_t pos = 0; pos < W; pos++) {
+        float x[74], y[40];
+        for (int i = 0; i < 74; i++) x[i] = (float)(i % 7) - 3.0f;
+        x[W + pos] = NAN;
+        nkl_pool_params p = {{k1}, {s1}, {0}, {1}, 0, 0, 0};
+        nkl_tensor tx = nkl_tensor_make(NKL_F32, 3, xs, x), ty = nkl_tensor_make(NKL_F32, 3, ys, y);
+        CHECK_STATUS(nkl_maxpool1d_fwd(&tx, &p, &ty), NKL_OK);
+        for (int64_t o = 0; o < ow; o++) {
+          const bool in_win = pos >= o * s1 && pos < o * s1 + k1;
+          CHECK(!isnan(y[o]), "row 0 output %lld NaN", (long long)o);
+          CHECK(isnan(y[ow + o]) == in_win, "%s mode %d: NaN at %lld, output %lld is %g",
+                nkl_isa_name(isas[k]), mode, (long long)pos, (long long)o, y[ow + o]);
+        }
+      }
+    }
+  }
+}
+
+/* Bit-identical outputs on every ISA and with 1, 2 and 3 threads. */
+static void test_bitwise_agreement(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  uint64_t s = 99;
+  for (kind_t kind = MAXP; kind <= AAVGP; kind++)
+    for (int d = 0; d < 3; d++) {
+      pcase c = random_case(&s, kind, kind >= AMAXP ? 2 : 2 + d % 2, kDt[d]);
+      c.n = 5, c.c = 7; /* enough planes to go parallel */
+      c.q.in[c.q.nsp - 1] = c.q.in[c.q.nsp - 1] < 40 ? 40 : c.q.in[c.q.nsp - 1];
+      if (kind >= AMAXP && d == 2) c.q.out[0] = c.q.out[1] = 1; /* global */
+      if (!finish(&c)) continue;
+      void *x = make_input(&c, SPECIALS, 5);
+      const size_t yb = (size_t)(c.n * c.c * prod(c.q.out, c.q.nsp)) * nkl_dtype_size(c.dt);
+      void *ref = malloc(yb), *y = malloc(yb);
+      nkl_set_max_isa(NKL_ISA_SCALAR);
+      nkl_set_num_threads(1);
+      CHECK_STATUS(call(&c, x, ref), NKL_OK);
+      for (int k = 0; k < nisa; k++)
+        for (int t = 1; t <= 3; t++) {
+          nkl_set_max_isa(isas[k]);
+          nkl_set_num_threads(t);
+          memset(y, 0, yb);
+          CHECK_STATUS(call(&c, x, y), NKL_OK);
+          CHECK(memcmp(y, ref, yb) == 0, "%s %s %s threads=%d differs from scalar/1 thread",
+                kKindName[kind], nkl_dtype_name(c.dt), nkl_isa_name(isas[k]), t);
+        }
+      tu_free(x);
+      free(ref);
+      free(y);
+    }
+}
+
+/* The catalog's parameter sets at reduced N*C (the full sizes run in `nkl check`). */
+static void test_catalog_shapes(void) {
+  /* kind, nsp, in[3], k[3], s[3], p[3], d[3], ceil, cip */
+  static const struct {
+    kind_t kind;
+    int nsp;
+    int64_t in[3], k[3], s[3], p[3], d[3];
+    int ceil, cip;
+  } kRows[] = {
+      {AVGP, 3, {8, 28, 28}, {2, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, 1, 0},
+      {AVGP, 3, {10, 20, 22}, {2, 2, 3}, {2, 2, 2}, {0, 1, 1}, {1, 1, 1}, 0, 1},
+      {AVGP, 1, {4096}, {3}, {2}, {1}, {1}, 0, 1},
+      {AVGP, 1, {2048}, {4}, {2}, {1}, {1}, 1, 0},
+      {AVGP, 1, {32000}, {5}, {4}, {2}, {1}, 0, 1},
+      {AVGP, 2, {55, 57}, {3, 5}, {2, 2}, {1, 2}, {1, 1}, 1, 0},
+      {AVGP, 2, {56, 56}, {5, 5}, {2, 2}, {2, 2}, {1, 1}, 0, 1},
+      {MAXP, 3, {16, 112, 112}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}, 0, 0},
+      {MAXP, 3, {32, 112, 112}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, 1, 0},
+      {MAXP, 2, {55, 55}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, 1, 0},
+      {MAXP, 2, {112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 0, 0},
+      {MAXP, 1, {2048}, {5}, {2}, {2}, {2}, 1, 0},
+      {MAXP, 1, {4096}, {3}, {3}, {0}, {1}, 0, 0},
+      {MAXP, 1, {128}, {128}, {1}, {0}, {1}, 0, 0},
+  };
+  for (size_t r = 0; r < sizeof kRows / sizeof kRows[0]; r++)
+    for (int d = 0; d < 3; d++) {
+      pcase c;
+      memset(&c, 0, sizeof c);
+      c.kind = kRows[r].kind, c.dt = kDt[d], c.n = 1, c.c = 3, c.q.nsp = kRows[r].nsp;
+      for (int i = 0; i < c.q.nsp; i++)
+        c.q.in[i] = kRows[r].in[i], c.q.k[i] = kRows[r].k[i], c.q.s[i] = kRows[r].s[i],
+        c.q.p[i] = kRows[r].p[i], c.q.d[i] = kRows[r].d[i];
+      c.q.ceil_mode = kRows[r].ceil, c.q.count_include_pad = kRows[r].cip;
+      CHECK(finish(&c), "row %zu", r);
+      run(&c, PLAIN, r, "catalog");
+    }
+  static const int64_t kAd[][4] = {{7, 7, 1, 1}, {55, 57, 7, 7}, {56, 56, 6, 6}};
+  for (size_t r = 0; r < 3; r++)
+    for (kind_t kind = AMAXP; kind <= AAVGP; kind++) {
+      pcase c;
+      memset(&c, 0, sizeof c);
+      c.kind = kind, c.dt = kDt[r], c.n = 2, c.c = 5, c.q.nsp = 2;
+      c.q.in[0] = kAd[r][0], c.q.in[1] = kAd[r][1], c.q.out[0] = kAd[r][2], c.q.out[1] = kAd[r][3];
+      finish(&c);
+      run(&c, PLAIN, 3, "catalog-adaptive");
+    }
+}
+
+/* The comparison itself must be able to fail: one ulp off in one avg output is caught. */
+static void test_oracle_detects_errors(void) {
+  pcase c;
+  memset(&c, 0, sizeof c);
+  c.kind = AVGP, c.dt = NKL_BF16, c.n = 1, c.c = 1, c.q.nsp = 2;
+  c.q.in[0] = c.q.in[1] = 8;
+  c.q.k[0] = c.q.k[1] = c.q.s[0] = c.q.s[1] = 2, c.q.d[0] = c.q.d[1] = 1;
+  finish(&c);
+  void *x = make_input(&c, PLAIN, 3);
+  uint16_t y[16];
+  CHECK_STATUS(call(&c, x, y), NKL_OK);
+  double xd[64], yd[16], mag[16];
+  for (int i = 0; i < 64; i++) xd[i] = nkl_get(x, NKL_BF16, i);
+  oracle_pool_plane(&c.q, xd, yd, mag);
+  nkl_cmp cmp;
+  nkl_cmp_init(&cmp);
+  for (int i = 0; i < 16; i++)
+    nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, i), yd[i],
+                oracle_pool_tolerance(&c.q, NKL_BF16, yd[i], mag[i]), i);
+  CHECK(cmp.bad == 0, "clean result flagged");
+  y[5] = (uint16_t)(y[5] + 2);
+  CHECK(!nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, 5), yd[5],
+                     oracle_pool_tolerance(&c.q, NKL_BF16, yd[5], mag[5]), 5),
+        "2-ulp error went unnoticed");
+  /* and a max pool must be exact: the neighbouring value is an error */
+  c.kind = MAXP;
+  finish(&c);
+  CHECK_STATUS(call(&c, x, y), NKL_OK);
+  oracle_pool_plane(&c.q, xd, yd, mag);
+  y[3] = (uint16_t)(y[3] + 1);
+  CHECK(!nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, 3), yd[3],
+                     oracle_pool_tolerance(&c.q, NKL_BF16, yd[3], mag[3]), 3),
+        "1-ulp max error went unnoticed");
+  tu_free(x);
+}
+
+static void test_output_size(void) {
+  int64_t o;
+  CHECK_STATUS(nkl_pool_output_size(55, 3, 2, 0, 1, 1, &o), NKL_OK);
+  CHECK(o == 27, "alexnet ceil: %lld", (long long)o);
+  CHECK_STATUS(nkl_pool_output_size(112, 3, 2, 1, 1, 0, &o), NKL_OK);
+  CHECK(o == 56, "resnet: %lld", (long long)o);
+  /* ceil mode would start the last window in the right padding: dropped */
+  CHECK_STATUS(nkl_pool_output_size(5, 2, 2, 1, 1, 1, &o), NKL_OK);
+  CHECK(o == 3, "ceil drop: %lld", (long long)o);
+  CHECK_STATUS(nkl_pool_output_size(2, 5, 1, 0, 1, 0, &o), NKL_ERR_BAD_SHAPE);
+  CHECK_STATUS(nkl_pool_output_size(9, 3, 0, 0, 1, 0, &o), NKL_ERR_BAD_PARAM);
+  CHECK_STATUS(nkl_pool_output_size(9, 3, 1, 2, 1, 0, &o), NKL_ERR_BAD_PARAM);
+  CHECK_STATUS(nkl_pool_output_size(9, 3, 1, 1, 1, 0, NULL), NKL_ERR_NULL_POINTER);
+}
+
+static void test_bad_input(void) {
+  float x[2 * 3 * 8 * 8], y[2 * 3 * 4 * 4];
+  nkl_fill_normal(x, NKL_F32, 384, 1, 1.0);
+  for (int i = 0; i < 96; i++) y[i] = 12345.0f;
+  int64_t xs[4] = {2, 3, 8, 8}, ys[4] = {2, 3, 4, 4};
+  nkl_tensor tx = nkl_tensor_make(NKL_F32, 4, xs, x), ty = nkl_tensor_make(NKL_F32, 4, ys, y), t;
+  const nkl_pool_params p0 = {{2, 2}, {2, 2}, {0, 0}, {1, 1}, 0, 1, 0};
+  nkl_pool_params p = p0;
+  CHECK_STATUS(nkl_maxpool2d_fwd(NULL, &p, &ty), NKL_ERR_NULL_POINTER);
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, NULL, &ty), NKL_ERR_NULL_POINTER);
+  CHECK_STATUS(nkl_avgpool2d_fwd(&tx, &p, NULL), NKL_ERR_NULL_POINTER);
+  CHECK_STATUS(nkl_adaptive_maxpool2d_fwd(&tx, NULL), NKL_ERR_NULL_POINTER);
+  t = tx, t.data = NULL;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&t, &p, &ty), NKL_ERR_NULL_POINTER);
+  t = tx, t.dtype = NKL_I32;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&t, &p, &ty), NKL_ERR_BAD_DTYPE);
+  t = ty, t.dtype = NKL_BF16;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &t), NKL_ERR_BAD_DTYPE);
+  CHECK_STATUS(nkl_maxpool1d_fwd(&tx, &p, &ty), NKL_ERR_BAD_RANK);
+  CHECK_STATUS(nkl_avgpool3d_fwd(&tx, &p, &ty), NKL_ERR_BAD_RANK);
+  t = tx, t.strides[3] = 2;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&t, &p, &ty), NKL_ERR_BAD_STRIDE);
+  t = nkl_tensor_make(NKL_F32, 4, (int64_t[]){2, 2, 4, 4}, y);
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &t), NKL_ERR_BAD_SHAPE);
+  t = nkl_tensor_make(NKL_F32, 4, (int64_t[]){2, 3, 4, 3}, y);
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &t), NKL_ERR_BAD_SHAPE);
+  CHECK(strstr(nkl_last_error(), "axis 1") != NULL, "message: %s", nkl_last_error());
+  t = tx, t.shape[0] = INT64_MAX / 4;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&t, &p, &ty), NKL_ERR_OVERFLOW);
+  p = p0, p.kernel_size[1] = 0;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.stride[0] = 0;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.padding[0] = 2;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.padding[0] = -1;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.dilation[1] = 0;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.dilation[1] = 2;
+  CHECK_STATUS(nkl_avgpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.ceil_mode = 2;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.count_include_pad = -1;
+  CHECK_STATUS(nkl_avgpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.divisor_override = -3;
+  CHECK_STATUS(nkl_avgpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.divisor_override = 3;
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_PARAM);
+  p = p0, p.kernel_size[0] = p.kernel_size[1] = 9; /* input too small: no output */
+  CHECK_STATUS(nkl_maxpool2d_fwd(&tx, &p, &ty), NKL_ERR_BAD_SHAPE);
+  p = p0;
+  t = nkl_tensor_make(NKL_F32, 4, (int64_t[]){1, 3, 8, 8}, x);
+  CHECK_STATUS(nkl_maxpool2d_fwd(&t, &p, &ty), NKL_ERR_BAD_SHAPE);
+  int64_t xs2[4] = {2, 3, 4, 4};
+  nkl_tensor t2 = nkl_tensor_make(NKL_F32, 4, xs2, y + 8);
+  nkl_tensor ty2 = nkl_tensor_make(NKL_F32, 4, (int64_t[]){2, 3, 2, 2}, y);
+  CHECK_STATUS(nkl_maxpool2d_fwd(&t2, &p, &ty2), NKL_ERR_ALIAS);
+  CHECK_STATUS(nkl_adaptive_avgpool2d_fwd(&t2, &ty2), NKL_ERR_ALIAS);
+  for (int i = 0; i < 96; i++) CHECK(y[i] == 12345.0f, "y[%d] touched by a failed call", i);
+  CHECK(strlen(nkl_last_error()) > 10, "no message");
+  CHECK_STATUS(nkl_avgpool2d_fwd(&tx, &p, &ty), NKL_OK);
+  CHECK(nkl_last_error()[0] == '\0', "stale message after success: %s", nkl_last_error());
+  CHECK(strstr(nkl_last_kernel(), "avgpool_fwd") != NULL, "kernel name: %s", nkl_last_kernel());
+}
+
+int main(void) {
+  tu_run("output_size_rule", test_output_size);
+  tu_run("max_sweep_isas_dtypes_params", test_max_sweep);
+  tu_run("avg_sweep_isas_dtypes_params", test_avg_sweep);
+  tu_run("adaptive_max_sweep", test_adaptive_max_sweep);
+  tu_run("adaptive_avg_sweep", test_adaptive_avg_sweep);
+  tu_run("nan_inf_signed_zero_inputs", test_specials);
+  tu_run("edge_widths_and_modes", test_edges);
+  tu_run("nan_in_every_lane_and_tail", test_nan_positions);
+  tu_run("global_windows", test_global_windows);
+  tu_run("catalog_parameter_sets", test_catalog_shapes);
+  tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
+  tu_run("oracle_detects_errors", test_oracle_detects_errors);
+  tu_run("bad_input", test_bad_input);
+  return tu_summary();
+}
