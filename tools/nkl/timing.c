@@ -75,26 +75,41 @@ static void summarize(timing *t) {
 /* Calls under this are timed in batches (one clock pair around many calls). */
 static const double kBatchBelowMs = 0.020, kBatchTargetMs = 0.5;
 
+int timing_batch_for(double typical) {
+  if (typical >= kBatchBelowMs) return 1;
+  const int b = (int)ceil(kBatchTargetMs / (typical > 1e-5 ? typical : 1e-5));
+  return b > 10000 ? 10000 : b;
+}
+
 static void warm_up(const candidate *c, const time_opts *o, timing *t) {
+  if (c->remote_warmup) {
+    c->remote_warmup(c->ctx, o, t);
+    return;
+  }
   double est[64];
-  int n = o->warmup < 64 ? o->warmup : 64;
+  int n = o->warmup < 64 ? o->warmup : 64, done = 0;
   for (int i = 0; i < n; i++) {
     const double t0 = now_ms();
     const int s = c->fn(c->ctx);
-    est[i] = now_ms() - t0;
+    est[done++] = now_ms() - t0;
     if (s && !t->status) t->status = s;
+    if (est[0] > TIMING_SLOW_MS) { /* one call alone is slow: keep the run bounded */
+      t->reduced = true;
+      break;
+    }
   }
-  if (n == 0) est[n++] = 1.0;
-  qsort(est, (size_t)n, sizeof(double), cmp_double);
-  const double typical = est[n / 2];
-  t->batch = 1;
-  if (typical < kBatchBelowMs) {
-    int b = (int)ceil(kBatchTargetMs / (typical > 1e-5 ? typical : 1e-5));
-    t->batch = b > 10000 ? 10000 : b;
-  }
+  t->warmup = done;
+  if (done == 0) est[done++] = 1.0;
+  qsort(est, (size_t)done, sizeof(double), cmp_double);
+  t->batch = timing_batch_for(est[done / 2]);
 }
 
 static void take_samples(const candidate *c, const time_opts *o, timing *t, int count) {
+  if (t->reduced && count > TIMING_SLOW_SAMPLES / 2) count = TIMING_SLOW_SAMPLES / 2;
+  if (c->remote_samples) {
+    if (!t->status) c->remote_samples(c->ctx, o, t, count);
+    return;
+  }
   for (int i = 0; i < count && t->n < TIMING_MAX_SAMPLES && !t->status; i++) {
     if (!o->warm) evict_caches();
     const double t0 = now_ms();

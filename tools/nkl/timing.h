@@ -24,13 +24,23 @@ typedef struct timing {
   double median, min, p90, cv;   /* ms; cv = stddev / mean */
   int batch;                     /* calls per sample (1 unless the call is under ~20 us) */
   int status;                    /* nkl_status of the first failing call, else 0 */
+  int warmup;                    /* warm-up calls actually made */
+  bool reduced;                  /* one call takes > TIMING_SLOW_MS: 1 warm-up call and at
+                                    most TIMING_SLOW_SAMPLES samples (marked in reports) */
 } timing;
+
+#define TIMING_SLOW_MS 1000.0
+#define TIMING_SLOW_SAMPLES 6
 
 /* One implementation to time: fn(ctx) performs one complete call. */
 typedef struct candidate {
   const char *name;
   int (*fn)(void *ctx);
   void *ctx;
+  /* A candidate in another process (PyTorch) runs the same protocol there: warm-up (sets
+   * t->batch, t->warmup, t->reduced) and `count` samples appended to t->ms. fn is unused. */
+  void (*remote_warmup)(void *ctx, const time_opts *o, timing *t);
+  void (*remote_samples)(void *ctx, const time_opts *o, timing *t, int count);
 } candidate;
 
 void time_opts_default(time_opts *o);
@@ -38,6 +48,8 @@ void time_opts_default(time_opts *o);
  * in order C B A (pooled). t[i] belongs to c[i]. */
 void time_candidates(const candidate *c, int n, const time_opts *o, timing *t);
 double now_ms(void);
+/* The batch length for a call of `typical_ms` (1 above ~20 us), shared with remote runners. */
+int timing_batch_for(double typical_ms);
 /* Streams through a buffer of 4x the last-level cache (at least 64 MiB), touching every
  * line with a write, so the next call starts from DRAM. */
 void evict_caches(void);
