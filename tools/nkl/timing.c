@@ -93,7 +93,7 @@ static void warm_up(const candidate *c, const time_opts *o, timing *t) {
     const int s = c->fn(c->ctx);
     est[done++] = now_ms() - t0;
     if (s && !t->status) t->status = s;
-    if (est[0] > TIMING_SLOW_MS) { /* one call alone is slow: keep the run bounded */
+    if (est[0] > TIMING_SLOW_MS && done >= 2) { /* slow calls: keep the run bounded */
       t->reduced = true;
       break;
     }

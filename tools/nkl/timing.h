@@ -25,12 +25,12 @@ typedef struct timing {
   int batch;                     /* calls per sample (1 unless the call is under ~20 us) */
   int status;                    /* nkl_status of the first failing call, else 0 */
   int warmup;                    /* warm-up calls actually made */
-  bool reduced;                  /* one call takes > TIMING_SLOW_MS: 1 warm-up call and at
+  bool reduced;                  /* one call takes > TIMING_SLOW_MS: 2 warm-up calls, at
                                     most TIMING_SLOW_SAMPLES samples (marked in reports) */
 } timing;
 
-#define TIMING_SLOW_MS 1000.0
-#define TIMING_SLOW_SAMPLES 6
+#define TIMING_SLOW_MS 100.0
+#define TIMING_SLOW_SAMPLES 10
 
 /* One implementation to time: fn(ctx) performs one complete call. */
 typedef struct candidate {
