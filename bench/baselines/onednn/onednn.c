@@ -48,6 +48,10 @@ dnnl_format_tag_t dn_plain_tag(int ndims) {
   return ndims >= 1 && ndims <= 6 ? tags[ndims] : dnnl_format_tag_undef;
 }
 
+dnnl_format_tag_t dn_channels_last_tag(int ndims) {
+  return ndims == 3 ? dnnl_acb : ndims == 4 ? dnnl_acdb : ndims == 5 ? dnnl_acdeb : dn_plain_tag(ndims);
+}
+
 void dn_plain_md(dnnl_memory_desc_t *md, const nkl_tensor *t, dnnl_data_type_t dt) {
   dnnl_dims_t dims;
   for (int i = 0; i < t->rank; i++) dims[i] = t->shape[i];
@@ -248,8 +252,8 @@ int onednn_candidates(bl_row *row, bl_candidate *c, int max) {
       continue;
     }
     k->setup_ms = now_ms() - t0;
-    snprintf(k->label, sizeof k->label, "%s%s, %s", any ? "preferred layout" : "plain layout",
-             any ? (s->reordered ? " (reorders untimed)" : " (= plain)") : "", s->impl);
+    snprintf(k->label, sizeof k->label, "%s%s, %s", any ? "preferred layout" : "plain NC(D)HW layout",
+             any ? (s->reordered ? " (reorders untimed)" : " (same as plain)") : "", s->impl);
     k->state = s;
     k->run = dn_run;
     k->fetch = dn_fetch;

@@ -33,6 +33,7 @@ typedef struct dn_state {
 dnnl_engine_t dn_engine(void);
 dnnl_data_type_t dn_dtype(nkl_dtype t);
 dnnl_format_tag_t dn_plain_tag(int ndims);
+dnnl_format_tag_t dn_channels_last_tag(int ndims); /* nwc / nhwc / ndhwc */
 void dn_plain_md(dnnl_memory_desc_t *md, const nkl_tensor *t, dnnl_data_type_t dt);
 int dn_bind(dn_state *s, int arg, const dnnl_memory_desc_t *prim_md, void *user,
             const dnnl_memory_desc_t *user_md, bool is_output);

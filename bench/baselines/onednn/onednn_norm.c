@@ -97,13 +97,87 @@ fail:
 }
 
 int dn_batchnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
-  (void)row, (void)s, (void)any;
-  snprintf(why, len, "not wired yet: no C-side inputs for this op");
-  return -1;
+  case_info *info = row->info;
+  nkl_tensor *x = bl_arg(info, "x"), *y = bl_arg(info, "y"), *w = bl_arg(info, "weight"), *b = bl_arg(info, "bias"),
+             *rm = bl_arg(info, "running_mean"), *rv = bl_arg(info, "running_var");
+  if (!x || !y || !w || !b || !rm || !rv) {
+    snprintf(why, len, "case lacks batch-norm tensors");
+    return -1;
+  }
+  const bool train = strcmp(row->desc.op, "BatchNormFwd") == 0;
+  dnnl_memory_desc_t xmd, data_md, cmd;
+  dn_plain_md(&xmd, x, dnnl_data_type_undef);
+  data_md = xmd;
+  if (any) { /* batch norm needs a defined layout: channels-last for the preferred candidate */
+    if (x->rank < 3) {
+      snprintf(why, len, "unsupported: no other layout for a 2-D batch");
+      return -1;
+    }
+    dnnl_dims_t dd;
+    for (int i = 0; i < x->rank; i++) dd[i] = x->shape[i];
+    dnnl_memory_desc_init_by_tag(&data_md, x->rank, dd, dn_dtype(x->dtype), dn_channels_last_tag(x->rank));
+  }
+  md_vec(&cmd, x->shape[1]);
+  unsigned flags = dnnl_use_scale | dnnl_use_shift;
+  if (!train) flags |= dnnl_use_global_stats;
+  dnnl_batch_normalization_desc_t bd;
+  if (dnnl_batch_normalization_forward_desc_init(&bd, train ? dnnl_forward_training : dnnl_forward_inference, &data_md,
+                                                 1e-5f, flags) != dnnl_success) {
+    snprintf(why, len, "oneDNN: batch normalization descriptor rejected (unsupported)");
+    return -1;
+  }
+  if (dn_create(s, &bd, NULL, why, len) < 0) return -1;
+  int rc = dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), x->data, &xmd, false);
+  rc |= dn_bind(s, DNNL_ARG_DST, dn_query_md(s, dnnl_query_dst_md, 0), y->data, &xmd, true);
+  (void)md_any;
+  rc |= dn_bind(s, DNNL_ARG_SCALE, &cmd, w->data, &cmd, false);
+  rc |= dn_bind(s, DNNL_ARG_SHIFT, &cmd, b->data, &cmd, false);
+  /* Training: batch statistics out (running-stat update not part of the primitive);
+   * inference: the running statistics in. */
+  rc |= dn_bind(s, DNNL_ARG_MEAN, &cmd, train ? NULL : rm->data, &cmd, train);
+  rc |= dn_bind(s, DNNL_ARG_VARIANCE, &cmd, train ? NULL : rv->data, &cmd, train);
+  const dnnl_memory_desc_t *ws = dn_query_md(s, dnnl_query_workspace_md, 0);
+  if (ws && ws->ndims > 0) rc |= dn_bind(s, DNNL_ARG_WORKSPACE, ws, NULL, ws, true);
+  if (rc) {
+    snprintf(why, len, "oneDNN: cannot bind batch normalization memory");
+    return -1;
+  }
+  return 0;
 }
 
 int dn_reduction(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
-  (void)row, (void)s, (void)any;
-  snprintf(why, len, "not wired yet: no C-side inputs for this op");
-  return -1;
+  (void)any;
+  case_info *info = row->info;
+  nkl_tensor *x = bl_arg(info, "x"), *y = bl_arg(info, "y");
+  if (!x || !y) {
+    snprintf(why, len, "case lacks x/y");
+    return -1;
+  }
+  int64_t dims[DESC_MAX_LIST];
+  int nd = 0;
+  char err[160];
+  const bool has_dim = desc_ints(&row->desc, "dim", dims, DESC_MAX_LIST, &nd, err, sizeof err) == 0;
+  dnnl_memory_desc_t xmd, ymd;
+  dn_plain_md(&xmd, x, dnnl_data_type_undef);
+  dnnl_dims_t yd;
+  for (int i = 0; i < x->rank; i++) {
+    bool red = !has_dim;
+    for (int k = 0; k < nd && has_dim; k++) red |= dims[k] == i;
+    yd[i] = red ? 1 : x->shape[i];
+  }
+  dnnl_memory_desc_init_by_tag(&ymd, x->rank, yd, dn_dtype(y->dtype), dn_plain_tag(x->rank));
+  const float p = strcmp(row->desc.op, "L1NormFwd") == 0 ? 1.0f : 2.0f;
+  dnnl_reduction_desc_t rd;
+  if (dnnl_reduction_desc_init(&rd, dnnl_reduction_norm_lp_sum, &xmd, &ymd, p, 0.0f) != dnnl_success) {
+    snprintf(why, len, "oneDNN: reduction descriptor rejected (unsupported)");
+    return -1;
+  }
+  if (dn_create(s, &rd, NULL, why, len) < 0) return -1;
+  int rc = dn_bind(s, DNNL_ARG_SRC, &xmd, x->data, &xmd, false);
+  rc |= dn_bind(s, DNNL_ARG_DST, &ymd, y->data, &ymd, true);
+  if (rc) {
+    snprintf(why, len, "oneDNN: cannot bind reduction memory");
+    return -1;
+  }
+  return 0;
 }
