@@ -282,6 +282,28 @@ static int norm_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
   return 0;
 }
 
+/* GroupNormFwd: x [N, C, *], optional weight/bias [C] (x's dtype), y. */
+static int gn_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
+  int64_t xs[NKL_MAX_RANK], ws[1];
+  int rank = 0, nw = 0;
+  if (desc_ints(d, "x", xs, NKL_MAX_RANK, &rank, err, el) != 0 || rank < 2) return -1;
+  const nkl_dtype dt = (nkl_dtype)d->dtype;
+  const bool affine = desc_ints(d, "weight", ws, 1, &nw, err, el) == 0;
+  int64_t ng = 1, c = xs[1];
+  bl_ints(d, "num_groups", 1, 1, &ng);
+  int64_t bw[1];
+  desc_ints(d, "bias", bw, 1, &nw, err, el);
+  if (!add(info, "x", false, dt, rank, xs, 11, err, el)) return -1;
+  if (affine && (!add(info, "weight", false, dt, 1, &c, 12, err, el) || !add(info, "bias", false, dt, 1, &c, 13, err, el)))
+    return -1;
+  if (!add(info, "y", true, dt, rank, xs, 0, err, el)) return -1;
+  double n = 1;
+  for (int i = 0; i < rank; i++) n *= (double)xs[i];
+  info->flops = (affine ? 5 : 3) * n;
+  info->bytes = (2 * n + (affine ? 2.0 * (double)c : 0)) * (double)nkl_dtype_size(dt);
+  return 0;
+}
+
 int bl_inputs_create(nkl_desc *d, case_info *info, char *err, size_t el) {
   memset(info, 0, sizeof *info);
   if (d->dtype < 0) return 1;
@@ -291,6 +313,7 @@ int bl_inputs_create(nkl_desc *d, case_info *info, char *err, size_t el) {
   else if (strstr(op, "Pool")) r = pool_inputs(d, info, err, el);
   else if (strncmp(op, "BatchNorm", 9) == 0) r = bn_inputs(d, info, err, el);
   else if (strcmp(op, "L1NormFwd") == 0 || strcmp(op, "L2NormFwd") == 0) r = norm_inputs(d, info, err, el);
+  else if (strcmp(op, "GroupNormFwd") == 0) r = gn_inputs(d, info, err, el);
   if (r < 0) case_free_args(info);
   return r;
 }

@@ -117,8 +117,9 @@ def rmsnorm_bwd(t, p):
 def layernorm_bwd(t, p):
     x = t["x"]
     n = x.shape[-1]
-    mean = t["mean"].reshape(*x.shape[:-1], 1)
-    rstd = t["rstd"].reshape(*x.shape[:-1], 1)
+    # PyTorch's CPU kernel takes the saved statistics in x's dtype (as its autograd does).
+    mean = t["mean"].reshape(*x.shape[:-1], 1).to(x.dtype)
+    rstd = t["rstd"].reshape(*x.shape[:-1], 1).to(x.dtype)
     dx, dw, db = torch.ops.aten.native_layer_norm_backward(
         t["dy"], x, [n], mean, rstd, t["weight"], t["bias"], [True, True, True])
     return {"dx": dx, "dw": dw, "db": db}
@@ -242,8 +243,9 @@ def _gn_bwd(t, g):
     w = t.get("weight")
     if w is None:
         w = torch.ones(c, dtype=x.dtype)
+    # PyTorch keeps the saved statistics in x's dtype (what its own autograd passes here).
     dx, dw, db = torch.ops.aten.native_group_norm_backward(
-        t["dy"], x, t["mean"], t["rstd"], w, n, c, hw, g, [True, True, True])
+        t["dy"], x, t["mean"].to(x.dtype), t["rstd"].to(x.dtype), w, n, c, hw, g, [True, True, True])
     return {"dx": dx, "dw": dw, "db": db}
 
 
@@ -283,7 +285,6 @@ def _in_conv(nd, kind="fwd"):
     def inputs(p, dt):
         ks, s, pad, dil, g = _conv_geom(p, nd)
         n, cin, cout = p["N"], p["C_in"], p["C_out"]
-        sp = [p["L_in"]] if nd == 1 else ([p["H"], p["W"]] if nd == 2 else [p["D"], p["H"], p["W"]])
         if kind == "transpose":
             osp = [p["out_H"], p["out_W"]]
             d = {"x": ((n, cout) + tuple(osp), dt, "normal"),
@@ -291,6 +292,7 @@ def _in_conv(nd, kind="fwd"):
             if p.get("bias", 0):
                 d["bias"] = ((cin,), dt, "normal")
             return d
+        sp = [p["L_in"]] if nd == 1 else ([p["H"], p["W"]] if nd == 2 else [p["D"], p["H"], p["W"]])
         if p.get("_causal"):
             pad = [0]
         osp = [(sp[i] + 2 * pad[i] - dil[i] * (ks[i] - 1) - 1) // s[i] + 1 for i in range(nd)]

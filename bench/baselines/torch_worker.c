@@ -265,6 +265,9 @@ int torch_candidates(bl_row *row, bl_candidate *c, int max) {
   }
   cJSON *r = call(req);
   const cJSON *tiers = r ? cJSON_GetObjectItem(r, "tiers") : NULL;
+  char setup_err[240] = "torch worker: setup failed";
+  const cJSON *werr = r ? cJSON_GetObjectItem(r, "error") : NULL;
+  if (cJSON_IsString(werr)) snprintf(setup_err, sizeof setup_err, "torch worker: %s", werr->valuestring);
   static const char *const kTier[2] = {"eager", "compile"};
   static const char *const kName[2] = {"torch_eager", "torch_compile"};
   static const char *const kTierName[2] = {"framework eager", "compiler"};
@@ -278,7 +281,7 @@ int torch_candidates(bl_row *row, bl_candidate *c, int max) {
       const char *sv = cJSON_IsString(st) ? st->valuestring : "error";
       unavailable(b, kName[k], kTierName[k],
                   strcmp(sv, "unsupported") == 0 ? BL_UNSUPPORTED : strcmp(sv, "unavailable") == 0 ? BL_UNAVAILABLE : BL_ERROR,
-                  cJSON_IsString(why) ? why->valuestring : (r ? "torch worker: setup failed" : g_reason));
+                  cJSON_IsString(why) ? why->valuestring : (r ? setup_err : g_reason));
       continue;
     }
     memset(b, 0, sizeof *b);

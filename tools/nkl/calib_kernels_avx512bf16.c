@@ -22,7 +22,11 @@ int32_t calib_dpbusd_avx512bf16(int64_t iters) {
   for (int64_t it = 0; it < iters; it++) {
     for (int i = 0; i < 16; i++) acc[i] = _mm512_dpbusd_epi32(acc[i], a, b);
   }
-  __m512i s = acc[0];
-  for (int i = 1; i < 16; i++) s = _mm512_add_epi32(s, acc[i]);
-  return _mm512_reduce_add_epi32(s);
+  /* Sum with wrap-around in unsigned arithmetic (the value only keeps the work alive). */
+  uint32_t lanes[16], sum = 0;
+  for (int i = 0; i < 16; i++) {
+    _mm512_storeu_si512(lanes, acc[i]);
+    for (int k = 0; k < 16; k++) sum += lanes[k];
+  }
+  return (int32_t)(sum & 0x7fffffff);
 }

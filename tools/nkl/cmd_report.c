@@ -9,13 +9,15 @@
 #include "cli.h"
 
 static const char kHelp[] =
-    "usage: nkl report RESULTS.json [-o DIR]\n"
+    "usage: nkl report RESULTS.json [MORE.json ...] [-o DIR]\n"
     "  Writes DIR/index.html (self-contained page: summary, roofline, one table per op),\n"
     "  DIR/report.md and DIR/results.json from the JSON of nkl bench --json (default DIR:\n"
-    "  report). Needs python3 (standard library only). docs/report.md describes the page.\n";
+    "  report). Several results files (e.g. runs of subsets) are merged in catalog order.\n"
+    "  Needs python3 (standard library only). docs/report.md describes the page.\n";
 
 int cmd_report(int argc, char **argv) {
-  const char *in = NULL, *out = "report";
+  const char *in[64], *out = "report";
+  int nin = 0;
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(kHelp, stdout);
@@ -27,14 +29,14 @@ int cmd_report(int argc, char **argv) {
         return EXIT_USAGE;
       }
       out = argv[++i];
-    } else if (argv[i][0] == '-' || in) {
+    } else if (argv[i][0] == '-' || nin == 64) {
       fprintf(stderr, "nkl report: unexpected argument '%s' (try nkl report --help)\n", argv[i]);
       return EXIT_USAGE;
     } else {
-      in = argv[i];
+      in[nin++] = argv[i];
     }
   }
-  if (!in) {
+  if (nin == 0) {
     fprintf(stderr, "nkl report: needs RESULTS.json (try nkl report --help)\n");
     return EXIT_USAGE;
   }
@@ -47,7 +49,14 @@ int cmd_report(int argc, char **argv) {
   }
   const char *py = getenv("NKL_PYTHON");
   if (!py || !*py) py = "python3";
-  char *const args[] = {(char *)py, script, (char *)in, (char *)"-o", (char *)out, NULL};
+  char *args[64 + 5];
+  int k = 0;
+  args[k++] = (char *)py;
+  args[k++] = script;
+  for (int i = 0; i < nin; i++) args[k++] = (char *)in[i];
+  args[k++] = (char *)"-o";
+  args[k++] = (char *)out;
+  args[k] = NULL;
   execvp(py, args);
   fprintf(stderr, "nkl report: cannot run %s\n", py);
   return EXIT_FAILED;

@@ -182,6 +182,8 @@ static const dn_op kOps[] = {
     {"LayerNormFwd", dn_layernorm, true, NULL},
     {"BatchNormFwd", dn_batchnorm, true, NULL},
     {"BatchNormInferenceFwd", dn_batchnorm, true, NULL},
+    {"BatchNormBwd", dn_batchnorm_bwd, true, NULL},
+    {"GroupNormFwd", dn_groupnorm, false, NULL},
     {"MaxPool1dFwd", dn_pool, true, NULL},
     {"MaxPool2dFwd", dn_pool, true, NULL},
     {"MaxPool3dFwd", dn_pool, true, NULL},
@@ -246,7 +248,7 @@ int onednn_candidates(bl_row *row, bl_candidate *c, int max) {
     const double t0 = now_ms();
     char why[200] = "";
     if (!s || op->build(row, s, any, why, sizeof why) < 0) {
-      k->status = strstr(why, "unimplemented") || strstr(why, "unsupported") || strstr(why, "not ") ? BL_UNSUPPORTED : BL_ERROR;
+      k->status = strstr(why, "cannot") || strstr(why, "failed") ? BL_ERROR : BL_UNSUPPORTED;
       snprintf(k->reason, sizeof k->reason, "%s", why[0] ? why : "oneDNN: setup failed");
       dn_destroy(s);
       continue;

@@ -141,7 +141,7 @@ int dn_pool(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   if (!g.max && g.include_pad) {
     for (int i = 0; i < g.nd; i++)
       if (g.pr[i] > g.p[i]) {
-        snprintf(why, len, "unsupported: ceil_mode with count_include_pad: oneDNN counts the overhang past the padding "
+        snprintf(why, len, "ceil_mode with count_include_pad is not supported: oneDNN counts the overhang past the padding "
                            "in the divisor, PyTorch does not");
         return -1;
       }

@@ -47,6 +47,8 @@ int dn_layernorm(bl_row *row, dn_state *s, bool any, char *why, size_t len);
 int dn_batchnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len);
 int dn_pool(bl_row *row, dn_state *s, bool any, char *why, size_t len);
 int dn_conv(bl_row *row, dn_state *s, bool any, char *why, size_t len);
+int dn_groupnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len);
+int dn_batchnorm_bwd(bl_row *row, dn_state *s, bool any, char *why, size_t len);
 int dn_reduction(bl_row *row, dn_state *s, bool any, char *why, size_t len);
 
 #endif

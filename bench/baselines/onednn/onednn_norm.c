@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inputs.h"
 #include "onednn_internal.h"
 
 float *dn_f32_copy(dn_state *s, const nkl_tensor *t) {
@@ -110,7 +111,7 @@ int dn_batchnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   data_md = xmd;
   if (any) { /* batch norm needs a defined layout: channels-last for the preferred candidate */
     if (x->rank < 3) {
-      snprintf(why, len, "unsupported: no other layout for a 2-D batch");
+      snprintf(why, len, "no other layout for a 2-D batch (not applicable)");
       return -1;
     }
     dnnl_dims_t dd;
@@ -177,6 +178,110 @@ int dn_reduction(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   rc |= dn_bind(s, DNNL_ARG_DST, &ymd, y->data, &ymd, true);
   if (rc) {
     snprintf(why, len, "oneDNN: cannot bind reduction memory");
+    return -1;
+  }
+  return 0;
+}
+
+/* GroupNormFwd as oneDNN layer normalization over x viewed as [N*G, C/G*spatial] (the
+ * emulation of the oneDNN docs). Only rows without affine: per-channel weight and bias
+ * would need a second primitive, which is no longer the same one-primitive baseline. */
+int dn_groupnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
+  (void)any;
+  case_info *info = row->info;
+  nkl_tensor *x = bl_arg(info, "x"), *y = bl_arg(info, "y");
+  if (!x || !y) {
+    snprintf(why, len, "case lacks x/y");
+    return -1;
+  }
+  if (bl_arg(info, "weight")) {
+    snprintf(why, len, "oneDNN 2.6 has no group norm; its layer-norm emulation has no per-channel affine");
+    return -1;
+  }
+  int64_t g = 1;
+  bl_ints(&row->desc, "num_groups", 1, 1, &g);
+  int64_t n = 1;
+  for (int i = 0; i < x->rank; i++) n *= x->shape[i];
+  dnnl_dims_t dd = {x->shape[0] * g, n / (x->shape[0] * g)}, sd = {x->shape[0] * g};
+  dnnl_memory_desc_t md, smd;
+  dnnl_memory_desc_init_by_tag(&md, 2, dd, dn_dtype(x->dtype), dnnl_ab);
+  dnnl_memory_desc_init_by_tag(&smd, 1, sd, dnnl_f32, dnnl_a);
+  dnnl_layer_normalization_desc_t ld;
+  if (dnnl_layer_normalization_forward_desc_init(&ld, dnnl_forward_inference, &md, &smd, 1e-5f, 0) != dnnl_success) {
+    snprintf(why, len, "oneDNN: layer normalization descriptor rejected (unsupported)");
+    return -1;
+  }
+  if (dn_create(s, &ld, NULL, why, len) < 0) return -1;
+  int rc = dn_bind(s, DNNL_ARG_SRC, &md, x->data, &md, false);
+  rc |= dn_bind(s, DNNL_ARG_DST, &md, y->data, &md, true);
+  if (rc) {
+    snprintf(why, len, "oneDNN: cannot bind memory");
+    return -1;
+  }
+  return 0;
+}
+
+/* BatchNormBwd: backward (data + scale/shift) from x, dy, weight and the batch statistics
+ * (variance = 1/rstd^2 - eps, computed during setup). */
+int dn_batchnorm_bwd(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
+  case_info *info = row->info;
+  nkl_tensor *x = bl_arg(info, "x"), *dy = bl_arg(info, "dy"), *w = bl_arg(info, "weight"), *m = bl_arg(info, "mean"),
+             *r = bl_arg(info, "rstd"), *dx = bl_arg(info, "dx"), *dw = bl_arg(info, "dw"), *db = bl_arg(info, "db");
+  if (!x || !dy || !w || !m || !r || !dx || !dw || !db) {
+    snprintf(why, len, "case lacks batch-norm backward tensors");
+    return -1;
+  }
+  dnnl_memory_desc_t xmd, data_md, cmd;
+  dn_plain_md(&xmd, x, dnnl_data_type_undef);
+  data_md = xmd;
+  if (any) {
+    if (x->rank < 3) {
+      snprintf(why, len, "no other layout for a 2-D batch (not applicable)");
+      return -1;
+    }
+    dnnl_dims_t dd;
+    for (int i = 0; i < x->rank; i++) dd[i] = x->shape[i];
+    dnnl_memory_desc_init_by_tag(&data_md, x->rank, dd, dn_dtype(x->dtype), dn_channels_last_tag(x->rank));
+  }
+  md_vec(&cmd, x->shape[1]);
+  const float eps = 1e-5f;
+  dnnl_batch_normalization_desc_t fd, bd;
+  const unsigned flags = dnnl_use_scale | dnnl_use_shift;
+  if (dnnl_batch_normalization_forward_desc_init(&fd, dnnl_forward_training, &data_md, eps, flags) != dnnl_success ||
+      dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &data_md, &data_md, eps, flags) != dnnl_success) {
+    snprintf(why, len, "oneDNN: batch normalization descriptor rejected (unsupported)");
+    return -1;
+  }
+  char tmp[200];
+  if (dn_create(s, &fd, NULL, tmp, sizeof tmp) < 0) {
+    snprintf(why, len, "%s (forward hint)", tmp);
+    return -1;
+  }
+  s->hint = s->pd;
+  s->pd = NULL;
+  dnnl_primitive_destroy(s->prim);
+  s->prim = NULL;
+  if (dn_create(s, &bd, NULL, why, len) < 0) return -1;
+  float *var = NULL;
+  for (int i = 0; i < 4 && !var; i++)
+    if (!s->owned[i]) var = s->owned[i] = malloc(sizeof(float) * (size_t)x->shape[1]);
+  if (!var) return -1;
+  for (int64_t c = 0; c < x->shape[1]; c++) {
+    const float rs = ((float *)r->data)[c];
+    var[c] = 1.0f / (rs * rs) - eps;
+  }
+  int rc = dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), x->data, &xmd, false);
+  rc |= dn_bind(s, DNNL_ARG_DIFF_DST, dn_query_md(s, dnnl_query_diff_dst_md, 0), dy->data, &xmd, false);
+  rc |= dn_bind(s, DNNL_ARG_MEAN, &cmd, m->data, &cmd, false);
+  rc |= dn_bind(s, DNNL_ARG_VARIANCE, &cmd, var, &cmd, false);
+  rc |= dn_bind(s, DNNL_ARG_SCALE, &cmd, w->data, &cmd, false);
+  rc |= dn_bind(s, DNNL_ARG_DIFF_SRC, dn_query_md(s, dnnl_query_diff_src_md, 0), dx->data, &xmd, true);
+  rc |= dn_bind(s, DNNL_ARG_DIFF_SCALE, &cmd, dw->data, &cmd, true);
+  rc |= dn_bind(s, DNNL_ARG_DIFF_SHIFT, &cmd, db->data, &cmd, true);
+  const dnnl_memory_desc_t *ws = dn_query_md(s, dnnl_query_workspace_md, 0);
+  if (ws && ws->ndims > 0) rc |= dn_bind(s, DNNL_ARG_WORKSPACE, ws, NULL, ws, true);
+  if (rc) {
+    snprintf(why, len, "oneDNN: cannot bind batch normalization memory");
     return -1;
   }
   return 0;
