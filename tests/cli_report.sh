@@ -62,6 +62,19 @@ else
     && ok "oneDNN layer norm runs and passes the oracle check" || bad "oneDNN LN candidate"
 fi
 
+# A row nkl does not implement still gets its baselines, with reasons where they cannot run:
+# oneDNN's ceil-mode average pooling counts the overhang, so it must be refused.
+"$NKL" bench --desc "AvgPool2dFwd dtype=bf16 N=1 C=2 H_in=6 W_in=6 kernel_size=[3,3] stride=[2,2] padding=[0,0] ceil_mode=true count_include_pad=true" \
+  --baselines onednn --samples 2 --warmup 1 --json "$T/pool.json" >/dev/null 2>&1
+$PY - "$T/pool.json" <<'PYEOF' && ok "unsupported oneDNN semantics recorded with the reason" || bad "ceil-mode avg pool row"
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+assert r["ours"]["status"] == "not implemented" and r["ratio"] is None
+c = {c["name"]: c for c in r["candidates"]}["onednn"]
+assert c["status"] in ("unsupported", "unavailable") and c["reason"], c
+assert c["status"] == "unavailable" or "ceil_mode" in c["reason"], c
+PYEOF
+
 # report: files, one table per op, self-contained.
 "$NKL" report "$T/r.json" -o "$T/out" >/dev/null 2>"$T/rep.err" && ok "report exits 0" || bad "report: $(cat "$T/rep.err")"
 for f in index.html report.md results.json; do

@@ -68,8 +68,9 @@ def load_tensor(torch, np, spec):
     shape = [int(x) for x in spec["shape"]]
     raw = {torch.float32: np.float32, torch.float16: np.float16, torch.bfloat16: np.uint16,
            torch.float8_e4m3fn: np.uint8, torch.int8: np.int8, torch.int32: np.int32}[dt]
-    a = np.memmap(spec["path"], dtype=raw, mode="r", shape=tuple(shape) if shape else (1,))
-    t = torch.from_numpy(np.array(a, copy=True))  # private copy: the mapping stays read-only
+    # Copy-on-write mapping: nkl's bytes, shared until a program writes (BN running stats).
+    a = np.memmap(spec["path"], dtype=raw, mode="c", shape=tuple(shape) if shape else (1,))
+    t = torch.from_numpy(a)
     if dt in (torch.bfloat16, torch.float8_e4m3fn):
         t = t.view(dt)
     return t.reshape(shape)
