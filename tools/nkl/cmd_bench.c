@@ -126,6 +126,106 @@ static void progress(bool tty, int i, int n, const workload *w, double t0, const
   fflush(stderr);
 }
 
+/* ---- cross-check of candidates when the op has no oracle adapter yet ------------------ */
+
+#define XC_MAX_ELEMS ((int64_t)64 << 20)
+
+typedef struct xcheck {
+  int done;         /* 1: compared with the reference */
+  bool agrees;
+  double max_rel;   /* max |got - ref| / max |ref| over all outputs */
+  char note[160];
+} xcheck;
+
+/* The candidates' outputs as floats, one snapshot per candidate (NULL if not taken). */
+static float *snapshot(const case_info *info) {
+  int64_t total = 0;
+  for (int i = 0; i < info->nargs; i++)
+    if (info->args[i].is_output) {
+      int64_t n = 1;
+      for (int k = 0; k < info->args[i].t.rank; k++) n *= info->args[i].t.shape[k];
+      total += n;
+    }
+  if (total == 0 || total > XC_MAX_ELEMS) return NULL;
+  float *buf = malloc(sizeof(float) * (size_t)total);
+  if (!buf) return NULL;
+  int64_t at = 0;
+  for (int i = 0; i < info->nargs; i++)
+    if (info->args[i].is_output) {
+      const nkl_tensor *t = &info->args[i].t;
+      int64_t n = 1;
+      for (int k = 0; k < t->rank; k++) n *= t->shape[k];
+      for (int64_t j = 0; j < n; j++) buf[at++] = (float)nkl_get(t->data, t->dtype, j);
+    }
+  return buf;
+}
+
+static int64_t output_elems(const case_info *info, nkl_dtype *dt) {
+  int64_t total = 0;
+  *dt = NKL_F32;
+  for (int i = 0; i < info->nargs; i++)
+    if (info->args[i].is_output) {
+      int64_t n = 1;
+      for (int k = 0; k < info->args[i].t.rank; k++) n *= info->args[i].t.shape[k];
+      total += n;
+      *dt = info->args[i].t.dtype;
+    }
+  return total;
+}
+
+/* Without an oracle, every candidate is compared with the reference candidate (PyTorch
+ * eager: the program that defines the op; else the first that ran) on the same inputs:
+ * max |a - b| relative to max |reference|, tolerance 8 units of the output dtype's
+ * roundoff + 1e-4. A candidate that disagrees is flagged and not rated. */
+static void cross_check(bl_candidate *bl, int nbl, const timing *const *tk, case_info *info, xcheck *xc) {
+  memset(xc, 0, sizeof(xcheck) * (size_t)nbl);
+  nkl_dtype odt;
+  const int64_t n = output_elems(info, &odt);
+  int ref = -1;
+  for (int k = 0; k < nbl; k++)
+    if (bl[k].status == BL_OK && tk[k] && !tk[k]->status && bl[k].fetch && strcmp(bl[k].name, "torch_eager") == 0) ref = k;
+  for (int k = 0; k < nbl && ref < 0; k++)
+    if (bl[k].status == BL_OK && tk[k] && !tk[k]->status && bl[k].fetch) ref = k;
+  if (ref < 0) return;
+  if (n > XC_MAX_ELEMS) {
+    for (int k = 0; k < nbl; k++)
+      snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; outputs too large to cross-check");
+    return;
+  }
+  char miss[200];
+  float *rv = NULL;
+  if (bl[ref].fetch(bl[ref].state, info, miss, sizeof miss) > 0) rv = snapshot(info);
+  if (!rv) return;
+  double rmax = 0;
+  for (int64_t j = 0; j < n; j++) rmax = fmax(rmax, fabs(rv[j]));
+  const double tol = 8 * nkl_unit_roundoff(odt) + 1e-4;
+  for (int k = 0; k < nbl; k++) {
+    if (bl[k].status != BL_OK || !tk[k] || tk[k]->status || !bl[k].fetch) continue;
+    if (k == ref) {
+      xc[k].done = 1;
+      xc[k].agrees = true;
+      snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; reference of the cross-check");
+      continue;
+    }
+    float *v = NULL;
+    if (bl[k].fetch(bl[k].state, info, miss, sizeof miss) > 0) v = snapshot(info);
+    if (!v) continue;
+    double err = 0;
+    bool nan_mismatch = false;
+    for (int64_t j = 0; j < n; j++) {
+      if (isnan(rv[j]) != isnan(v[j])) nan_mismatch = true;
+      else if (!isnan(rv[j])) err = fmax(err, fabs((double)v[j] - rv[j]));
+    }
+    xc[k].done = 1;
+    xc[k].max_rel = rmax > 0 ? err / rmax : err;
+    xc[k].agrees = !nan_mismatch && xc[k].max_rel <= tol;
+    snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; vs %s: max error %.2g of max |ref| (tol %.2g)%s",
+             bl[ref].name, xc[k].max_rel, tol, nan_mismatch ? ", NaN pattern differs" : "");
+    free(v);
+  }
+  free(rv);
+}
+
 /* Extra options of bench, taken out of argv before the shared parser sees it. */
 typedef struct bench_extra {
   const char *calibration;
@@ -322,6 +422,13 @@ int cmd_bench(int argc, char **argv) {
     for (int j = 0; j < nc; j++)
       if (map[j] >= 0) tk[map[j]] = &t[j];
     cJSON *best_check = NULL;
+    xcheck xc[BL_MAX_CANDIDATES];
+    memset(xc, 0, sizeof xc);
+    if (!br.have_oracle && br.info) {
+      progress(tty, i, n, &w[i], t_start, "cross-check");
+      cross_check(bl, nbl, tk, br.info, xc);
+      if (tty) fprintf(stderr, "\r\033[K");
+    }
     for (int k = 0; k < nbl; k++) {
       cJSON *cj = cJSON_CreateObject();
       cJSON_AddStringToObject(cj, "name", bl[k].name);
@@ -341,8 +448,16 @@ int cmd_bench(int argc, char **argv) {
           timing_to_json(cj, tk[k]);
           /* Output check: the candidate's outputs in the case's output tensors. */
           char missing[200] = "";
-          if (!br.have_oracle) {
-            chk = check_json("not checked", NULL, "no oracle adapter yet");
+          if (!br.have_oracle && xc[k].done) {
+            chk = check_json(xc[k].agrees ? "agrees" : "disagrees", NULL, xc[k].note);
+            cJSON_AddNumberToObject(chk, "max_rel_err", xc[k].max_rel);
+            valid = xc[k].agrees;
+            if (!valid) {
+              st = "mismatch";
+              snprintf(reason, sizeof reason, "output disagrees with the reference candidate: not rated (%s)", xc[k].note);
+            }
+          } else if (!br.have_oracle) {
+            chk = check_json("not checked", NULL, xc[k].note[0] ? xc[k].note : "no oracle adapter yet");
             valid = true;
           } else if (bl[k].fetch && (wc.adapter->run(wc.c), 1) && bl[k].fetch(bl[k].state, br.info, missing, sizeof missing) > 0) {
             check_result cr;
