@@ -152,6 +152,8 @@ static void tc_warmup(void *p, const time_opts *o, timing *t) {
     t->batch = cJSON_GetObjectItem(r, "batch")->valueint;
     t->warmup = cJSON_GetObjectItem(r, "warmup")->valueint;
     t->reduced = cJSON_IsTrue(cJSON_GetObjectItem(r, "reduced"));
+    const cJSON *ty = cJSON_GetObjectItem(r, "typical_ms");
+    t->typical_ms = cJSON_IsNumber(ty) ? ty->valuedouble : 1.0;
   }
   cJSON_Delete(r);
 }

@@ -23,7 +23,7 @@ static const char kHelp[] =
     "  --warmup calls, then --samples timed calls with the last-level cache evicted before\n"
     "  each (--warm: no eviction), candidates in the order A B C ... C B A. Calls under\n"
     "  ~20 us are timed in batches (marked 'batch N'); a call over 100 ms gets 2 warm-up\n"
-    "  calls and 10 samples (marked 'reduced'). Prints, per workload, our median / min / p90 (ms),\n"
+    "  calls (1 over 1 s) and ~5 s of samples, 2 to 10 (marked 'reduced'). Prints, per workload, our median / min / p90 (ms),\n"
     "  cv, GB/s and GFLOP/s, then each candidate (name, tier, median or the reason it did\n"
     "  not run, and its check against the oracle), the baseline (fastest valid candidate),\n"
     "  ratio = baseline / ours, SOL and bound from the calibration (nkl calibrate; default\n"

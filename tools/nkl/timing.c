@@ -93,7 +93,7 @@ static void warm_up(const candidate *c, const time_opts *o, timing *t) {
     const int s = c->fn(c->ctx);
     est[done++] = now_ms() - t0;
     if (s && !t->status) t->status = s;
-    if (est[0] > TIMING_SLOW_MS && done >= 2) { /* slow calls: keep the run bounded */
+    if (est[0] > TIMING_SLOW_MS && (done >= 2 || est[0] > 1000.0)) { /* keep it bounded */
       t->reduced = true;
       break;
     }
@@ -101,11 +101,20 @@ static void warm_up(const candidate *c, const time_opts *o, timing *t) {
   t->warmup = done;
   if (done == 0) est[done++] = 1.0;
   qsort(est, (size_t)done, sizeof(double), cmp_double);
+  t->typical_ms = est[done / 2];
   t->batch = timing_batch_for(est[done / 2]);
 }
 
+int timing_reduced_count(const timing *t, int count) {
+  if (!t->reduced) return count;
+  int per_pass = (int)(TIMING_SLOW_BUDGET_MS / 2 / (t->typical_ms > 1 ? t->typical_ms : 1));
+  if (per_pass < 1) per_pass = 1;
+  if (per_pass > 5) per_pass = 5;
+  return count < per_pass ? count : per_pass;
+}
+
 static void take_samples(const candidate *c, const time_opts *o, timing *t, int count) {
-  if (t->reduced && count > TIMING_SLOW_SAMPLES / 2) count = TIMING_SLOW_SAMPLES / 2;
+  count = timing_reduced_count(t, count);
   if (c->remote_samples) {
     if (!t->status) c->remote_samples(c->ctx, o, t, count);
     return;

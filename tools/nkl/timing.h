@@ -25,12 +25,16 @@ typedef struct timing {
   int batch;                     /* calls per sample (1 unless the call is under ~20 us) */
   int status;                    /* nkl_status of the first failing call, else 0 */
   int warmup;                    /* warm-up calls actually made */
-  bool reduced;                  /* one call takes > TIMING_SLOW_MS: 2 warm-up calls, at
-                                    most TIMING_SLOW_SAMPLES samples (marked in reports) */
+  bool reduced;                  /* one call takes > TIMING_SLOW_MS: a bounded run (marked) */
+  double typical_ms;             /* median warm-up call */
 } timing;
 
+/* Slow calls keep the whole catalog within an hour: above TIMING_SLOW_MS a candidate gets 2
+ * warm-up calls (1 above 1 s) and about TIMING_SLOW_BUDGET_MS of samples, between 2 and 10. */
 #define TIMING_SLOW_MS 100.0
-#define TIMING_SLOW_SAMPLES 10
+#define TIMING_SLOW_BUDGET_MS 5000.0
+/* Samples per pass of a reduced run (both passes together: 2..10). */
+int timing_reduced_count(const timing *t, int count);
 
 /* One implementation to time: fn(ctx) performs one complete call. */
 typedef struct candidate {
