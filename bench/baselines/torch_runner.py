@@ -182,10 +182,7 @@ def do_setup(req):
             with torch.no_grad():
                 fn = tier_fn(torch, prog, tensors, p, tier)
                 out = fn() if tier == "eager" else fn(tensors)  # compilation happens here (untimed)
-                if tier == "compile":
-                    out = fn(tensors)
             State.row["fns"][tier] = fn
-            State.row.setdefault("first_out", {})[tier] = out
             label = ("eager, " if tier == "eager" else "Inductor, dynamic=False, ") + note
             res["tiers"][tier] = {"status": "ok", "setup_ms": now_ms() - t0, "label": label[:95]}
         except Exception as e:  # noqa: BLE001
@@ -228,22 +225,27 @@ def do_samples(req):
     torch = State.torch
     tier, batch = req["tier"], int(req["batch"])
     ms = []
+    out = None
     with torch.no_grad():
         for _ in range(int(req["count"])):
             if not req.get("warm"):
                 evict()
             t0 = now_ms()
             for _ in range(batch):
-                call_tier(tier)
+                out = call_tier(tier)
             ms.append((now_ms() - t0) / batch)
+    if out is not None:
+        State.row.setdefault("last_out", {})[tier] = out  # what "output" returns: no extra call
     return {"ms": ms}
 
 
 def do_output(req):
     torch = State.torch
     tier = req["tier"]
-    with torch.no_grad():
-        out = call_tier(tier)
+    out = State.row.get("last_out", {}).get(tier)
+    if out is None:
+        with torch.no_grad():
+            out = call_tier(tier)
     written, missing = {}, []
     for name, spec in State.row["outputs"].items():
         if name not in out:
