@@ -5,7 +5,7 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all test asan format clean
+.PHONY: all test asan format clean report
 
 all: $(BUILD)/Makefile
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -18,6 +18,15 @@ test: all
 
 asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan CMAKE_FLAGS="-DNKL_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo"
+
+# The main job: installs what is missing (apt packages, the .venv with PyTorch), builds,
+# calibrates, benchmarks the whole catalog against every baseline and writes report/.
+# Progress on stderr; the full log in build/report.log. docs/report.md explains the page.
+report:
+	@bash scripts/setup-deps.sh
+	@bash scripts/setup-report.sh
+	@$(MAKE) --no-print-directory all
+	@bash scripts/make-report.sh $(BUILD)
 
 format:
 	@clang-format -i $$(git ls-files '*.c' '*.h' '*.inc')

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing nkl needs on Debian 12 (bookworm), only what is
 # missing. Run as root (or with sudo available). Pinned to bookworm's versions:
-#   cmake 3.25, gcc 12, libcjson-dev 1.7.15, python3 3.11.
+#   cmake 3.25, gcc 12, libcjson-dev 1.7.15, python3 3.11, libdnnl-dev 2.6.3 (oneDNN, the
+#   in-process baseline of nkl bench; optional for the build).
 set -euo pipefail
-PKGS=(build-essential cmake pkg-config libcjson-dev python3)
+PKGS=(build-essential cmake pkg-config libcjson-dev python3 libdnnl-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -25,6 +25,8 @@ int cli_parse(int argc, char **argv, int first, const char *cmd, const char *all
 int cmd_list(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Exit statuses: 0 success, 1 a workload failed, 2 usage or input error. */
 enum { EXIT_FAILED = 1, EXIT_USAGE = 2 };

@@ -1,25 +1,41 @@
-/* nkl bench: time nkl on workloads with the protocol of docs/methodology.md. */
+/* nkl bench: time nkl and every baseline candidate on workloads with the protocol of
+ * docs/methodology.md, check every candidate's output against the oracle, and write the
+ * results JSON that `nkl report` turns into the report (schema: docs/report.md). */
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "baseline.h"
+#include "calibration.h"
 #include "cli.h"
 #include "workload_case.h"
 
 static const char kHelp[] =
     "usage: nkl bench [--op OP | --family F | --id W | --desc \"DESCRIPTOR\"] [--json FILE]\n"
     "                 [--warm] [--threads N] [--samples 30] [--warmup 10]\n"
-    "  Times nkl on each selected workload: untimed setup, --warmup calls, then --samples\n"
-    "  timed calls with the last-level cache evicted before each (--warm: no eviction).\n"
-    "  Calls under ~20 us are timed in batches (marked 'batch N'). Prints median, min, p90\n"
-    "  (ms), coefficient of variation, GB/s and GFLOP/s from the analytic bytes and flops,\n"
-    "  and the kernel that ran. --json FILE also writes every sample.\n";
+    "                 [--baselines all|none|onednn|torch] [--calibration FILE]\n"
+    "  Times nkl and every baseline candidate on each selected workload: untimed setup,\n"
+    "  --warmup calls, then --samples timed calls with the last-level cache evicted before\n"
+    "  each (--warm: no eviction), candidates in the order A B C ... C B A. Calls under\n"
+    "  ~20 us are timed in batches (marked 'batch N'); a call over 100 ms gets 2 warm-up\n"
+    "  calls (1 over 1 s) and ~5 s of samples, 2 to 10 (marked 'reduced'). Prints, per workload, our median / min / p90 (ms),\n"
+    "  cv, GB/s and GFLOP/s, then each candidate (name, tier, median or the reason it did\n"
+    "  not run, and its check against the oracle), the baseline (fastest valid candidate),\n"
+    "  ratio = baseline / ours, SOL and bound from the calibration (nkl calibrate; default\n"
+    "  build/calibration.json). Baselines: oneDNN in-process (plain layout and its\n"
+    "  preferred layout), PyTorch eager and torch.compile through bench/baselines/\n"
+    "  torch_runner.py with the .venv python (NKL_TORCH_PYTHON overrides). --json FILE\n"
+    "  writes every sample and result (docs/report.md). Progress goes to stderr.\n";
 
 typedef struct run_ctx {
   const nkl_adapter *a;
   void *c;
+  int threads;
 } run_ctx;
 
 static int run_ours(void *p) {
@@ -27,18 +43,227 @@ static int run_ours(void *p) {
   return (int)r->a->run(r->c);
 }
 
-static cJSON *timing_json(const timing *t) {
-  cJSON *o = cJSON_CreateObject();
+static int run_bl(void *p) {
+  bl_candidate *c = p;
+  return c->run(c->state);
+}
+static void warm_bl(void *p, const time_opts *o, timing *t) {
+  bl_candidate *c = p;
+  c->remote_warmup(c->state, o, t);
+}
+static void samples_bl(void *p, const time_opts *o, timing *t, int count) {
+  bl_candidate *c = p;
+  c->remote_samples(c->state, o, t, count);
+}
+
+static void timing_to_json(cJSON *o, const timing *t) {
   cJSON_AddNumberToObject(o, "median_ms", t->median);
   cJSON_AddNumberToObject(o, "min_ms", t->min);
   cJSON_AddNumberToObject(o, "p90_ms", t->p90);
   cJSON_AddNumberToObject(o, "cv", t->cv);
   cJSON_AddNumberToObject(o, "batch", t->batch);
+  cJSON_AddNumberToObject(o, "warmup", t->warmup);
+  cJSON_AddBoolToObject(o, "reduced", t->reduced);
   cJSON_AddItemToObject(o, "samples_ms", cJSON_CreateDoubleArray(t->ms, t->n));
+}
+
+static cJSON *check_json(const char *status, const check_result *r, const char *note) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "status", status);
+  if (r) {
+    cJSON_AddNumberToObject(o, "max_err", r->cmp.max_err);
+    cJSON_AddNumberToObject(o, "max_err_over_tol", r->cmp.max_ratio);
+    cJSON_AddNumberToObject(o, "checked", (double)r->cmp.checked);
+    cJSON_AddNumberToObject(o, "bad", (double)r->cmp.bad);
+    if (r->cmp.bad) {
+      cJSON_AddNumberToObject(o, "worst_index", (double)r->cmp.worst);
+      cJSON_AddNumberToObject(o, "worst_got", r->cmp.worst_got);
+      cJSON_AddNumberToObject(o, "worst_ref", r->cmp.worst_ref);
+    }
+  }
+  char buf[400];
+  snprintf(buf, sizeof buf, "%s%s%s", r ? r->note : "", r && note && *note ? "; " : "",
+           note ? note : "");
+  cJSON_AddStringToObject(o, "note", buf);
   return o;
 }
 
+static const char *status_name(bl_status s) {
+  switch (s) {
+    case BL_OK: return "ok";
+    case BL_UNSUPPORTED: return "unsupported";
+    case BL_UNAVAILABLE: return "unavailable";
+    default: return "error";
+  }
+}
+
+/* Compute roof for the row (operators.md: norms, pools, top-k use the f32 peak; convs the
+ * peak of their dtype path). */
+static double compute_roof(const calibration *cal, const workload *w, const char **which) {
+  const bool conv = strcmp(w->family, "conv") == 0;
+  if (conv && strcmp(w->dtype, "bf16") == 0 && cal->bf16_gflops > 0) {
+    *which = "bf16";
+    return cal->bf16_gflops;
+  }
+  *which = "f32";
+  return cal->f32_gflops;
+}
+
+static void progress(bool tty, int i, int n, const workload *w, double t0, const char *what) {
+  const double el = (now_ms() - t0) / 1000.0;
+  const double eta = i > 0 ? el / i * (n - i) : 0;
+  if (tty) {
+    char bar[31];
+    const int f = n ? 30 * i / n : 30;
+    for (int k = 0; k < 30; k++) bar[k] = k < f ? '#' : '.';
+    bar[30] = '\0';
+    fprintf(stderr, "\r[%s] %d/%d %s %s %s  %02d:%02d elapsed, ETA %02d:%02d\033[K", bar, i, n,
+            w->op, w->id, what, (int)el / 60, (int)el % 60, (int)eta / 60, (int)eta % 60);
+  } else {
+    fprintf(stderr, "[%d/%d] %s %s %s  elapsed %ds, ETA %ds\n", i + 1, n, w->op, w->id, what,
+            (int)el, (int)eta);
+  }
+  fflush(stderr);
+}
+
+/* ---- cross-check of candidates when the op has no oracle adapter yet ------------------ */
+
+#define XC_MAX_ELEMS ((int64_t)64 << 20)
+
+typedef struct xcheck {
+  int done;         /* 1: compared with the reference */
+  bool agrees;
+  double max_rel;   /* max |got - ref| / max |ref| over all outputs */
+  char note[160];
+} xcheck;
+
+/* The candidates' outputs as floats, one snapshot per candidate (NULL if not taken). */
+static float *snapshot(const case_info *info) {
+  int64_t total = 0;
+  for (int i = 0; i < info->nargs; i++)
+    if (info->args[i].is_output) {
+      int64_t n = 1;
+      for (int k = 0; k < info->args[i].t.rank; k++) n *= info->args[i].t.shape[k];
+      total += n;
+    }
+  if (total == 0 || total > XC_MAX_ELEMS) return NULL;
+  float *buf = malloc(sizeof(float) * (size_t)total);
+  if (!buf) return NULL;
+  int64_t at = 0;
+  for (int i = 0; i < info->nargs; i++)
+    if (info->args[i].is_output) {
+      const nkl_tensor *t = &info->args[i].t;
+      int64_t n = 1;
+      for (int k = 0; k < t->rank; k++) n *= t->shape[k];
+      for (int64_t j = 0; j < n; j++) buf[at++] = (float)nkl_get(t->data, t->dtype, j);
+    }
+  return buf;
+}
+
+static int64_t output_elems(const case_info *info, nkl_dtype *dt) {
+  int64_t total = 0;
+  *dt = NKL_F32;
+  for (int i = 0; i < info->nargs; i++)
+    if (info->args[i].is_output) {
+      int64_t n = 1;
+      for (int k = 0; k < info->args[i].t.rank; k++) n *= info->args[i].t.shape[k];
+      total += n;
+      *dt = info->args[i].t.dtype;
+    }
+  return total;
+}
+
+/* Without an oracle, every candidate is compared with the reference candidate (PyTorch
+ * eager: the program that defines the op; else the first that ran) on the same inputs:
+ * max |a - b| relative to max |reference|, tolerance 8 units of the output dtype's
+ * roundoff + 1e-4. A candidate that disagrees is flagged and not rated. */
+static void cross_check(bl_candidate *bl, int nbl, const timing *const *tk, case_info *info, xcheck *xc) {
+  memset(xc, 0, sizeof(xcheck) * (size_t)nbl);
+  nkl_dtype odt;
+  const int64_t n = output_elems(info, &odt);
+  int ref = -1;
+  for (int k = 0; k < nbl; k++)
+    if (bl[k].status == BL_OK && tk[k] && !tk[k]->status && bl[k].fetch && strcmp(bl[k].name, "torch_eager") == 0) ref = k;
+  for (int k = 0; k < nbl && ref < 0; k++)
+    if (bl[k].status == BL_OK && tk[k] && !tk[k]->status && bl[k].fetch) ref = k;
+  if (ref < 0) return;
+  if (n > XC_MAX_ELEMS) {
+    for (int k = 0; k < nbl; k++)
+      snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; outputs too large to cross-check");
+    return;
+  }
+  char miss[200];
+  float *rv = NULL;
+  if (bl[ref].fetch(bl[ref].state, info, miss, sizeof miss) > 0) rv = snapshot(info);
+  if (!rv) return;
+  double rmax = 0;
+  for (int64_t j = 0; j < n; j++) rmax = fmax(rmax, fabs(rv[j]));
+  const double tol = 8 * nkl_unit_roundoff(odt) + 1e-4;
+  for (int k = 0; k < nbl; k++) {
+    if (bl[k].status != BL_OK || !tk[k] || tk[k]->status || !bl[k].fetch) continue;
+    if (k == ref) {
+      xc[k].done = 1;
+      xc[k].agrees = true;
+      snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; reference of the cross-check");
+      continue;
+    }
+    float *v = NULL;
+    if (bl[k].fetch(bl[k].state, info, miss, sizeof miss) > 0) v = snapshot(info);
+    if (!v) continue;
+    double err = 0;
+    bool nan_mismatch = false;
+    for (int64_t j = 0; j < n; j++) {
+      if (isnan(rv[j]) != isnan(v[j])) nan_mismatch = true;
+      else if (!isnan(rv[j])) err = fmax(err, fabs((double)v[j] - rv[j]));
+    }
+    xc[k].done = 1;
+    xc[k].max_rel = rmax > 0 ? err / rmax : err;
+    xc[k].agrees = !nan_mismatch && xc[k].max_rel <= tol;
+    snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; vs %s: max error %.2g of max |ref| (tol %.2g)%s",
+             bl[ref].name, xc[k].max_rel, tol, nan_mismatch ? ", NaN pattern differs" : "");
+    free(v);
+  }
+  free(rv);
+}
+
+/* Extra options of bench, taken out of argv before the shared parser sees it. */
+typedef struct bench_extra {
+  const char *calibration;
+  bool onednn, torch;
+} bench_extra;
+
+static int take_extra(int *argc, char **argv, bench_extra *x) {
+  x->calibration = NULL;
+  x->onednn = x->torch = true;
+  int j = 2;
+  for (int i = 2; i < *argc; i++) {
+    if ((strcmp(argv[i], "--calibration") == 0 || strcmp(argv[i], "--baselines") == 0)) {
+      if (i + 1 >= *argc) {
+        fprintf(stderr, "nkl bench: %s needs a value\n", argv[i]);
+        return -1;
+      }
+      const char *v = argv[++i];
+      if (argv[i - 1][2] == 'c') {
+        x->calibration = v;
+      } else {
+        x->onednn = strstr(v, "onednn") || strcmp(v, "all") == 0;
+        x->torch = strstr(v, "torch") || strcmp(v, "all") == 0;
+        if (!x->onednn && !x->torch && strcmp(v, "none") != 0) {
+          fprintf(stderr, "nkl bench: --baselines takes all, none, onednn, torch (or onednn,torch)\n");
+          return -1;
+        }
+      }
+      continue;
+    }
+    argv[j++] = argv[i];
+  }
+  *argc = j;
+  return 0;
+}
+
 int cmd_bench(int argc, char **argv) {
+  bench_extra x;
+  if (take_extra(&argc, argv, &x) < 0) return EXIT_USAGE;
   cli_opts o;
   if (cli_parse(argc, argv, 2, "bench", "op family id desc json warm threads samples warmup", &o) < 0)
     return EXIT_USAGE;
@@ -47,6 +272,8 @@ int cmd_bench(int argc, char **argv) {
     return 0;
   }
   if (o.threads) nkl_set_num_threads(o.threads);
+  const int threads = nkl_get_num_threads();
+  omp_set_num_threads(threads);
   catalog c;
   char err[300];
   if (catalog_load(&c, err, sizeof err) < 0) {
@@ -60,6 +287,10 @@ int cmd_bench(int argc, char **argv) {
     catalog_free(&c);
     return EXIT_USAGE;
   }
+  calibration cal;
+  const bool have_cal = calibration_load(x.calibration, &cal) == 0;
+  if (!have_cal)
+    fprintf(stderr, "nkl bench: no calibration in %s (run nkl calibrate): SOL and bound left empty\n", cal.path);
   time_opts to;
   time_opts_default(&to);
   to.warm = o.warm;
@@ -69,44 +300,18 @@ int cmd_bench(int argc, char **argv) {
   int failed = 0, usage_error = 0;
   const bool tty = isatty(2);
   printf("# threads %d, isa %s, %s cache, %d warm-up + %d timed calls, median of samples\n",
-         nkl_get_num_threads(), nkl_isa_name(nkl_active_isa()), o.warm ? "warm" : "cold",
-         to.warmup, to.samples);
-  printf("%-26s %-4s %-5s %-22s %10s %10s %10s %6s %9s %9s  %s\n", "op", "id", "dtype", "label",
-         "median_ms", "min_ms", "p90_ms", "cv%", "GB/s", "GFLOP/s", "kernel");
+         threads, nkl_isa_name(nkl_active_isa()), o.warm ? "warm" : "cold", to.warmup, to.samples);
+  const double t_start = now_ms();
   for (int i = 0; i < n; i++) {
-    if (tty) fprintf(stderr, "\r[%d/%d] %s %s ...\033[K", i + 1, n, w[i].op, w[i].id);
+    progress(tty, i, n, &w[i], t_start, "setup");
     workload_case wc;
     const int r = workload_open(&w[i], &wc, err, sizeof err);
-    if (r != 0) {
+    if (r < 0 && o.sel.desc) {
       if (tty) fprintf(stderr, "\r\033[K");
-      if (r < 0 && o.sel.desc) {
-        fprintf(stderr, "nkl bench: %s\n", err);
-        usage_error = 1;
-        break;
-      }
-      printf("%-26s %-4s %-5s %-22s %s\n", w[i].op, w[i].id, w[i].dtype, w[i].label,
-             r == 1 ? "skipped: not implemented yet" : err);
-      failed += r < 0;
-      continue;
+      fprintf(stderr, "nkl bench: %s\n", err);
+      usage_error = 1;
+      break;
     }
-    run_ctx rc = {wc.adapter, wc.c};
-    candidate cand = {"nkl", run_ours, &rc};
-    timing t;
-    time_candidates(&cand, 1, &to, &t);
-    const char *kernel = nkl_last_kernel();
-    if (tty) fprintf(stderr, "\r\033[K");
-    if (t.status) {
-      printf("%-26s %-4s %-5s %-22s error: %s\n", w[i].op, w[i].id, w[i].dtype, w[i].label,
-             nkl_last_error());
-      failed++;
-      workload_close(&wc);
-      continue;
-    }
-    const double gbps = wc.info.bytes / (t.median * 1e6), gflops = wc.info.flops / (t.median * 1e6);
-    printf("%-26s %-4s %-5s %-22s %10.4f %10.4f %10.4f %6.1f %9.2f %9.2f  %s%s\n", w[i].op, w[i].id,
-           w[i].dtype, w[i].label, t.median, t.min, t.p90, 100 * t.cv, gbps, gflops, kernel,
-           t.batch > 1 ? " (batched)" : "");
-    fflush(stdout);
     cJSON *row = cJSON_CreateObject();
     cJSON_AddStringToObject(row, "op", w[i].op);
     cJSON_AddStringToObject(row, "id", w[i].id);
@@ -114,26 +319,302 @@ int cmd_bench(int argc, char **argv) {
     cJSON_AddStringToObject(row, "dtype", w[i].dtype);
     cJSON_AddStringToObject(row, "label", w[i].label);
     cJSON_AddStringToObject(row, "descriptor", w[i].descriptor);
-    cJSON_AddNumberToObject(row, "flops", wc.info.flops);
-    cJSON_AddNumberToObject(row, "bytes", wc.info.bytes);
-    cJSON *ours = timing_json(&t);
-    cJSON_AddStringToObject(ours, "kernel", kernel);
-    cJSON_AddItemToObject(row, "ours", ours);
-    cJSON_AddNumberToObject(row, "gbps", gbps);
-    cJSON_AddNumberToObject(row, "gflops", gflops);
+    char rerun[200];
+    snprintf(rerun, sizeof rerun, "build/nkl bench --id %s:%s", w[i].op, w[i].id);
+    cJSON_AddStringToObject(row, "rerun", rerun);
+
+    /* The row's tensors: the adapter's case, else inputs built for the baselines. */
+    bl_row br;
+    memset(&br, 0, sizeof br);
+    br.w = &w[i];
+    br.threads = threads;
+    br.to = &to;
+    desc_parse(w[i].descriptor, &br.desc, err, sizeof err);
+    case_info own_info;
+    memset(&own_info, 0, sizeof own_info);
+    bool own_inputs = false;
+    const char *ours_status = "ok";
+    char ours_reason[300] = "";
+    if (r == 0) {
+      br.info = &wc.info;
+      br.have_oracle = true;
+    } else {
+      ours_status = r == 1 ? "not implemented" : "error";
+      snprintf(ours_reason, sizeof ours_reason, "%s", r == 1 ? "skipped: not implemented yet" : err);
+      failed += r < 0;
+      nkl_desc d2;
+      desc_parse(w[i].descriptor, &d2, err, sizeof err);
+      const int b = bl_inputs_create(&d2, &own_info, err, sizeof err);
+      if (b == 0) {
+        br.info = &own_info;
+        own_inputs = true;
+      }
+    }
+    if (br.info) {
+      cJSON_AddNumberToObject(row, "flops", br.info->flops);
+      cJSON_AddNumberToObject(row, "bytes", br.info->bytes);
+    }
+
+    /* Candidates: ours first, then the pool. */
+    bl_candidate bl[BL_MAX_CANDIDATES];
+    int nbl = 0;
+    if (x.onednn) nbl += onednn_candidates(&br, bl + nbl, BL_MAX_CANDIDATES - nbl);
+    if (x.torch) {
+      progress(tty, i, n, &w[i], t_start, "torch setup");
+      nbl += torch_candidates(&br, bl + nbl, BL_MAX_CANDIDATES - nbl);
+    }
+    candidate cand[BL_MAX_CANDIDATES + 1];
+    int map[BL_MAX_CANDIDATES + 1], nc = 0;
+    run_ctx rc = {wc.adapter, wc.c, threads};
+    if (r == 0) {
+      cand[nc] = (candidate){"nkl", run_ours, &rc, NULL, NULL};
+      map[nc++] = -1;
+    }
+    for (int k = 0; k < nbl; k++)
+      if (bl[k].status == BL_OK) {
+        cand[nc] = (candidate){bl[k].name, bl[k].run ? run_bl : NULL, &bl[k],
+                               bl[k].remote_warmup ? warm_bl : NULL,
+                               bl[k].remote_samples ? samples_bl : NULL};
+        map[nc++] = k;
+      }
+    timing t[BL_MAX_CANDIDATES + 1];
+    progress(tty, i, n, &w[i], t_start, "timing");
+    if (nc) time_candidates(cand, nc, &to, t);
+    if (tty) fprintf(stderr, "\r\033[K");
+
+    /* Ours: timing, kernel, check. */
+    const timing *tours = NULL;
+    check_result ours_chk;
+    memset(&ours_chk, 0, sizeof ours_chk);
+    if (r == 0) {
+      tours = &t[0];
+      const char *kernel = nkl_last_kernel();
+      cJSON *ours = cJSON_CreateObject();
+      if (tours->status) {
+        ours_status = "error";
+        snprintf(ours_reason, sizeof ours_reason, "%s", nkl_last_error());
+        failed++;
+        tours = NULL;
+      } else {
+        timing_to_json(ours, &t[0]);
+        cJSON_AddStringToObject(ours, "kernel", kernel);
+        wc.adapter->run(wc.c); /* outputs of one clean call for the check */
+        wc.adapter->check(wc.c, &ours_chk);
+        cJSON_AddItemToObject(ours, "check", check_json(ours_chk.pass ? "pass" : "fail", &ours_chk, NULL));
+        if (!ours_chk.pass) failed++;
+      }
+      cJSON_AddStringToObject(ours, "status", ours_status);
+      cJSON_AddStringToObject(ours, "reason", ours_reason);
+      cJSON_AddItemToObject(row, "ours", ours);
+    } else {
+      cJSON *ours = cJSON_CreateObject();
+      cJSON_AddStringToObject(ours, "status", ours_status);
+      cJSON_AddStringToObject(ours, "reason", ours_reason);
+      cJSON_AddItemToObject(row, "ours", ours);
+    }
+
+    /* Candidates: timing, output check, baseline = fastest valid. */
+    cJSON *cands = cJSON_AddArrayToObject(row, "candidates");
+    int best = -1;
+    double best_ms = 0;
+    const timing *tk[BL_MAX_CANDIDATES];
+    for (int k = 0; k < nbl; k++) tk[k] = NULL;
+    for (int j = 0; j < nc; j++)
+      if (map[j] >= 0) tk[map[j]] = &t[j];
+    cJSON *best_check = NULL;
+    xcheck xc[BL_MAX_CANDIDATES];
+    memset(xc, 0, sizeof xc);
+    if (!br.have_oracle && br.info) {
+      progress(tty, i, n, &w[i], t_start, "cross-check");
+      cross_check(bl, nbl, tk, br.info, xc);
+      if (tty) fprintf(stderr, "\r\033[K");
+    }
+    for (int k = 0; k < nbl; k++) {
+      cJSON *cj = cJSON_CreateObject();
+      cJSON_AddStringToObject(cj, "name", bl[k].name);
+      cJSON_AddStringToObject(cj, "tier", bl[k].tier);
+      cJSON_AddStringToObject(cj, "label", bl[k].label);
+      const char *st = status_name(bl[k].status);
+      char reason[300];
+      snprintf(reason, sizeof reason, "%s", bl[k].reason);
+      bool valid = false;
+      cJSON *chk = NULL;
+      if (bl[k].status == BL_OK && tk[k]) {
+        if (tk[k]->status) {
+          st = "error";
+          snprintf(reason, sizeof reason, "a timed call failed (status %d)", tk[k]->status);
+        } else {
+          cJSON_AddNumberToObject(cj, "setup_ms", bl[k].setup_ms);
+          timing_to_json(cj, tk[k]);
+          /* Output check: the candidate's outputs in the case's output tensors. */
+          char missing[200] = "";
+          if (!br.have_oracle && xc[k].done) {
+            chk = check_json(xc[k].agrees ? "agrees" : "disagrees", NULL, xc[k].note);
+            cJSON_AddNumberToObject(chk, "max_rel_err", xc[k].max_rel);
+            valid = xc[k].agrees;
+            if (!valid) {
+              st = "mismatch";
+              snprintf(reason, sizeof reason, "output disagrees with the reference candidate: not rated (%s)", xc[k].note);
+            }
+          } else if (!br.have_oracle) {
+            chk = check_json("not checked", NULL, xc[k].note[0] ? xc[k].note : "no oracle adapter yet");
+            valid = true;
+          } else if (bl[k].fetch && (wc.adapter->run(wc.c), 1) && bl[k].fetch(bl[k].state, br.info, missing, sizeof missing) > 0) {
+            check_result cr;
+            memset(&cr, 0, sizeof cr);
+            wc.adapter->check(wc.c, &cr);
+            chk = check_json(cr.pass ? "pass" : "fail", &cr, missing);
+            valid = cr.pass;
+            if (!cr.pass) {
+              st = "mismatch";
+              snprintf(reason, sizeof reason, "output disagrees with the oracle (%lld of %lld outside tolerance): not rated",
+                       (long long)cr.cmp.bad, (long long)cr.cmp.checked);
+            }
+          } else {
+            chk = check_json("not checked", NULL, missing[0] ? missing : "the candidate returned no output");
+            valid = true;
+          }
+          if (valid && (best < 0 || tk[k]->median < best_ms)) {
+            best = k;
+            best_ms = tk[k]->median;
+            best_check = chk;
+          }
+        }
+      }
+      cJSON_AddStringToObject(cj, "status", st);
+      cJSON_AddStringToObject(cj, "reason", reason);
+      if (chk) cJSON_AddItemToObject(cj, "check", chk);
+      cJSON_AddItemToArray(cands, cj);
+    }
+    /* Restore our outputs (the check above overwrote them). */
+    if (r == 0 && nbl && tours) wc.adapter->run(wc.c);
+
+    /* Baseline, ratio, throughput, SOL, bound. */
+    cJSON *baseline = cJSON_CreateObject();
+    if (best >= 0) {
+      cJSON_AddStringToObject(baseline, "name", bl[best].name);
+      cJSON_AddStringToObject(baseline, "tier", bl[best].tier);
+      cJSON_AddNumberToObject(baseline, "median_ms", best_ms);
+      cJSON_AddItemToObject(row, "baseline", baseline);
+    } else {
+      cJSON_Delete(baseline);
+      cJSON_AddNullToObject(row, "baseline");
+    }
+    cJSON *corr = cJSON_AddObjectToObject(row, "correctness");
+    cJSON_AddItemToObject(corr, "ours", r == 0 && tours ? check_json(ours_chk.pass ? "pass" : "fail", &ours_chk, NULL)
+                                                        : check_json("not run", NULL, ours_reason));
+    cJSON_AddItemToObject(corr, "baseline", best_check ? cJSON_Duplicate(best_check, 1)
+                                                       : check_json("no baseline", NULL, NULL));
+    const bool rated = tours && best >= 0 && ours_chk.pass;
+    char line_ratio[32] = "-";
+    if (rated) {
+      const double ratio = best_ms / tours->median;
+      cJSON_AddNumberToObject(row, "ratio", ratio);
+      snprintf(line_ratio, sizeof line_ratio, "%.2fx", ratio);
+    } else {
+      cJSON_AddNullToObject(row, "ratio");
+    }
+    char line_sol[48] = "";
+    if (tours && br.info) {
+      const double gbps = br.info->bytes / (tours->median * 1e6), gflops = br.info->flops / (tours->median * 1e6);
+      cJSON_AddNumberToObject(row, "gbps", gbps);
+      cJSON_AddNumberToObject(row, "gflops", gflops);
+      if (have_cal) {
+        const char *which;
+        const double roof = compute_roof(&cal, &w[i], &which);
+        const double t_mem = br.info->bytes / (cal.bandwidth_gbps * 1e6);
+        const double t_comp = br.info->flops / (roof * 1e6);
+        const double sol_time = t_mem > t_comp ? t_mem : t_comp;
+        const char *bound = t_mem >= t_comp ? "mem" : "comp";
+        if (sol_time < 0.003 && tours->median < 0.020) bound = "lat";
+        cJSON_AddNumberToObject(row, "sol_time_ms", sol_time);
+        cJSON_AddStringToObject(row, "compute_roof", which);
+        cJSON_AddStringToObject(row, "bound", bound);
+        if (strcmp(bound, "lat") == 0) {
+          cJSON_AddNullToObject(row, "sol");
+          snprintf(line_sol, sizeof line_sol, "lat");
+        } else {
+          const double sol = sol_time / tours->median;
+          cJSON_AddNumberToObject(row, "sol", sol);
+          snprintf(line_sol, sizeof line_sol, "SOL %.0f%% %s%s", 100 * sol, bound, sol > 1.05 ? " (anomaly >105%)" : "");
+        }
+      }
+    }
+    /* One text block per row. */
+    printf("%s %s %s %s\n", w[i].op, w[i].id, w[i].dtype, w[i].label);
+    if (tours)
+      printf("  %-14s %-16s %10.4f ms  (min %.4f, p90 %.4f, cv %.1f%%%s%s)  %s  check %s\n", "nkl", "ours",
+             tours->median, tours->min, tours->p90, 100 * tours->cv, tours->batch > 1 ? ", batched" : "",
+             tours->reduced ? ", reduced" : "", nkl_last_kernel(), ours_chk.pass ? "pass" : "FAIL");
+    else
+      printf("  %-14s %-16s %s\n", "nkl", "ours", ours_reason);
+    cJSON *cj;
+    cJSON_ArrayForEach(cj, cands) {
+      const cJSON *med = cJSON_GetObjectItem(cj, "median_ms"), *ck = cJSON_GetObjectItem(cj, "check");
+      const char *stt = cJSON_GetObjectItem(cj, "status")->valuestring;
+      if (med && strcmp(stt, "ok") == 0)
+        printf("  %-14s %-16s %10.4f ms  check %s%s\n", cJSON_GetObjectItem(cj, "name")->valuestring,
+               cJSON_GetObjectItem(cj, "tier")->valuestring, med->valuedouble,
+               ck ? cJSON_GetObjectItem(ck, "status")->valuestring : "-",
+               best >= 0 && strcmp(cJSON_GetObjectItem(cj, "name")->valuestring, bl[best].name) == 0 ? "  <- baseline" : "");
+      else
+        printf("  %-14s %-16s %s: %s\n", cJSON_GetObjectItem(cj, "name")->valuestring,
+               cJSON_GetObjectItem(cj, "tier")->valuestring, stt, cJSON_GetObjectItem(cj, "reason")->valuestring);
+    }
+    printf("  ratio %s  %s\n", line_ratio, line_sol);
+    fflush(stdout);
     cJSON_AddItemToArray(rows, row);
-    workload_close(&wc);
+    for (int k = 0; k < nbl; k++)
+      if (bl[k].destroy) bl[k].destroy(bl[k].state);
+    if (own_inputs) case_free_args(&own_info);
+    if (r == 0) workload_close(&wc);
   }
+  if (tty) fprintf(stderr, "\r\033[K");
+  fprintf(stderr, "nkl bench: %d workloads in %.1f s\n", n, (now_ms() - t_start) / 1000.0);
+  if (x.torch) torch_shutdown();
   if (o.json && !usage_error) {
     cJSON *doc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(doc, "schema", 1);
+    char stamp[64];
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(doc, "date", stamp);
     cJSON *settings = cJSON_CreateObject();
-    cJSON_AddNumberToObject(settings, "threads", nkl_get_num_threads());
+    cJSON_AddNumberToObject(settings, "threads", threads);
     cJSON_AddStringToObject(settings, "isa", nkl_isa_name(nkl_active_isa()));
     cJSON_AddStringToObject(settings, "cache", o.warm ? "warm" : "cold");
     cJSON_AddNumberToObject(settings, "warmup", to.warmup);
     cJSON_AddNumberToObject(settings, "samples", to.samples);
     cJSON_AddNumberToObject(settings, "llc_bytes", (double)llc_bytes());
+    cJSON_AddNumberToObject(settings, "evict_bytes", (double)(llc_bytes() * 4 > (64 << 20) ? llc_bytes() * 4 : (64 << 20)));
+    cJSON_AddNumberToObject(settings, "batch_below_ms", 0.020);
+    cJSON_AddNumberToObject(settings, "slow_call_ms", TIMING_SLOW_MS);
+    cJSON_AddStringToObject(settings, "order", "A B C ... then ... C B A, samples pooled");
+    cJSON_AddNumberToObject(settings, "elapsed_s", (now_ms() - t_start) / 1000.0);
     cJSON_AddItemToObject(doc, "settings", settings);
+    cJSON *ver = cJSON_AddObjectToObject(doc, "versions");
+    char nv[32];
+    snprintf(nv, sizeof nv, "%d.%d.%d", NKL_VERSION_MAJOR, NKL_VERSION_MINOR, NKL_VERSION_PATCH);
+    cJSON_AddStringToObject(ver, "nkl", nv);
+    cJSON_AddStringToObject(ver, "compiler", "gcc " __VERSION__);
+    if (x.onednn) cJSON_AddStringToObject(ver, "onednn", onednn_version());
+    if (x.torch) cJSON_AddStringToObject(ver, "torch", torch_version());
+    /* The calibration, inline, so the report needs nothing else. */
+    FILE *cf = fopen(cal.path, "rb");
+    if (cf) {
+      fseek(cf, 0, SEEK_END);
+      const long len = ftell(cf);
+      fseek(cf, 0, SEEK_SET);
+      char *buf = malloc((size_t)len + 1);
+      if (buf && fread(buf, 1, (size_t)len, cf) == (size_t)len) {
+        buf[len] = '\0';
+        cJSON *cj = cJSON_Parse(buf);
+        if (cj) cJSON_AddItemToObject(doc, "calibration", cj);
+      }
+      free(buf);
+      fclose(cf);
+    }
+    if (!cJSON_GetObjectItem(doc, "calibration")) cJSON_AddNullToObject(doc, "calibration");
     cJSON_AddItemToObject(doc, "rows", rows);
     rows = NULL;
     char *s = cJSON_Print(doc);

@@ -15,6 +15,8 @@ static void usage(FILE *f) {
           "  check   run nkl on workloads and compare with the double-precision oracle\n"
           "  bench   time nkl on workloads (cold cache by default)\n"
           "  info    CPU, ISA in use, threads, catalog location\n"
+          "  calibrate  measure the machine's ceilings (bandwidth, compute peaks) as JSON\n"
+          "  report  turn bench results JSON into report/index.html, report.md\n"
           "\n"
           "Workloads are selected with --op OP, --family F, --id W (or --id OP:W) or named\n"
           "directly with --desc \"DESCRIPTOR\" (docs/descriptors.md).\n"
@@ -51,6 +53,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc, argv);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc, argv);
   if (strcmp(cmd, "info") == 0) return cmd_info(argc, argv);
+  if (strcmp(cmd, "calibrate") == 0) return cmd_calibrate(argc, argv);
+  if (strcmp(cmd, "report") == 0) return cmd_report(argc, argv);
   fprintf(stderr, "nkl: unknown command '%s' (try nkl --help)\n", cmd);
   return EXIT_USAGE;
 }

@@ -24,13 +24,27 @@ typedef struct timing {
   double median, min, p90, cv;   /* ms; cv = stddev / mean */
   int batch;                     /* calls per sample (1 unless the call is under ~20 us) */
   int status;                    /* nkl_status of the first failing call, else 0 */
+  int warmup;                    /* warm-up calls actually made */
+  bool reduced;                  /* one call takes > TIMING_SLOW_MS: a bounded run (marked) */
+  double typical_ms;             /* median warm-up call */
 } timing;
+
+/* Slow calls keep the whole catalog within an hour: above TIMING_SLOW_MS a candidate gets 2
+ * warm-up calls (1 above 1 s) and about TIMING_SLOW_BUDGET_MS of samples, between 2 and 10. */
+#define TIMING_SLOW_MS 100.0
+#define TIMING_SLOW_BUDGET_MS 5000.0
+/* Samples per pass of a reduced run (both passes together: 2..10). */
+int timing_reduced_count(const timing *t, int count);
 
 /* One implementation to time: fn(ctx) performs one complete call. */
 typedef struct candidate {
   const char *name;
   int (*fn)(void *ctx);
   void *ctx;
+  /* A candidate in another process (PyTorch) runs the same protocol there: warm-up (sets
+   * t->batch, t->warmup, t->reduced) and `count` samples appended to t->ms. fn is unused. */
+  void (*remote_warmup)(void *ctx, const time_opts *o, timing *t);
+  void (*remote_samples)(void *ctx, const time_opts *o, timing *t, int count);
 } candidate;
 
 void time_opts_default(time_opts *o);
@@ -38,6 +52,8 @@ void time_opts_default(time_opts *o);
  * in order C B A (pooled). t[i] belongs to c[i]. */
 void time_candidates(const candidate *c, int n, const time_opts *o, timing *t);
 double now_ms(void);
+/* The batch length for a call of `typical_ms` (1 above ~20 us), shared with remote runners. */
+int timing_batch_for(double typical_ms);
 /* Streams through a buffer of 4x the last-level cache (at least 64 MiB), touching every
  * line with a write, so the next call starts from DRAM. */
 void evict_caches(void);
