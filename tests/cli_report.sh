@@ -69,7 +69,7 @@ fi
 $PY - "$T/pool.json" <<'PYEOF' && ok "unsupported oneDNN semantics recorded with the reason" || bad "ceil-mode avg pool row"
 import json, sys
 r = json.load(open(sys.argv[1]))["rows"][0]
-assert r["ours"]["status"] == "not implemented" and r["ratio"] is None
+assert r["ours"]["status"] in ("ok", "not implemented") and r["ratio"] is None  # no valid baseline: no ratio
 c = {c["name"]: c for c in r["candidates"]}["onednn"]
 assert c["status"] in ("unsupported", "unavailable") and c["reason"], c
 assert c["status"] == "unavailable" or "ceil_mode" in c["reason"], c
