@@ -10,7 +10,9 @@ CMAKE_FLAGS ?=
 all: $(BUILD)/Makefile
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# Configuring installs the build dependencies first when they are missing (Debian).
 $(BUILD)/Makefile: CMakeLists.txt
+	@bash scripts/setup-deps.sh
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
 test: all

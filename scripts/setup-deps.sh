@@ -4,6 +4,11 @@
 #   cmake 3.25, gcc 12, libcjson-dev 1.7.15, python3 3.11, libdnnl-dev 2.6.3 (oneDNN, the
 #   in-process baseline of nkl bench; optional for the build).
 set -euo pipefail
+if ! command -v dpkg >/dev/null 2>&1; then
+  echo "setup-deps: not a Debian system; install cmake, a C11 compiler with OpenMP, pkg-config,"
+  echo "  cJSON (libcjson) and python3 yourself (oneDNN is optional)."
+  exit 0
+fi
 PKGS=(build-essential cmake pkg-config libcjson-dev python3 libdnnl-dev)
 missing=()
 for p in "${PKGS[@]}"; do
