@@ -3,7 +3,7 @@
 Reads one JSON request per line on stdin, answers one JSON line on stdout. Runs the
 programs of torch_programs.py eagerly and through torch.compile (Inductor, CPU) with the
 protocol of tools/nkl/timing.c: the same warm-up count, timed samples with the last-level
-cache evicted before each (a 4x-LLC buffer streamed with a write per 64-byte line), calls
+cache evicted before each (a 4x-LLC buffer read, one byte per 64-byte line), calls
 under 20 us batched, calls over 100 ms get a bounded run (nkl decides the sample count: timing.h), and the thread
 count nkl uses (torch.set_num_threads). Inputs are the files nkl wrote (memory-mapped);
 inputs nkl did not provide (ops without a C-side case) are generated here, seeded.
@@ -51,6 +51,7 @@ def parse_descriptor(s):
 class State:
     torch = None
     evict = None
+    evict_sink = 0
     wake = None
     row = None
 
@@ -114,7 +115,9 @@ def generate(torch, name, shape, dt, kind, seed, have):
 def evict():
     b = State.evict
     if b is not None:
-        b[::64] += 1
+        # Read one byte per 64-byte line (no writes: dirty lines left behind would be written
+        # back during the next timed call). int() forces the reduction to run.
+        State.evict_sink = int(b[::64].sum())
     # Wake torch's intra-op threads after the single-threaded eviction (as timing.c does for
     # nkl's): a small parallel reduction.
     if State.wake is not None:
@@ -136,6 +139,12 @@ def do_hello(req):
     State.evict = np.ones(n, dtype=np.uint8)
     State.wake = torch.ones(1 << 16)  # 256 KiB, above the parallel grain size
     compile_ok = hasattr(torch, "compile") and int(torch.__version__.split(".")[0]) >= 2
+    if compile_ok:
+        # Every workload compiles the same lambda's code object with new shapes/dtypes; past
+        # Dynamo's default limit (8) it would silently fall back to eager for later rows.
+        for knob in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit"):
+            if hasattr(torch._dynamo.config, knob):
+                setattr(torch._dynamo.config, knob, 100000)
     return {"torch": torch.__version__, "compile": compile_ok}
 
 

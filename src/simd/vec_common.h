@@ -63,6 +63,29 @@ static inline void *vf_at_mut(void *p, nkl_dtype dt, int64_t i) {
   return (char *)p + i * (int64_t)vf_esize(dt);
 }
 
+/* Software prefetch for streaming reads. On two cores the hardware prefetchers keep too few
+ * DRAM reads in flight to reach the bandwidth plateau: a 2-thread read of a 128 MiB buffer
+ * ran at 33-37 GB/s without and 46-48 GB/s with a prefetch 2-8 KiB ahead of the loads, and
+ * RMSNorm [2048, 4096] bf16 gained 15-20% with 8 KiB (Zen 5, measured A/B in one process).
+ * vf_prefetch_ahead(p, dt, i) is called once per vector at element i of a row at p; it
+ * prefetches the line VF_PREFETCH_BYTES ahead once per 64 bytes of elements (every vector
+ * for f32, every other one for f16/bf16). Prefetches never fault, so running past the end
+ * of the buffer is harmless. */
+#define VF_PREFETCH_BYTES 8192
+static inline __attribute__((always_inline)) void vf_prefetch_ahead(const void *p, nkl_dtype dt,
+                                                                    int64_t i) {
+  const int64_t off = i * (int64_t)vf_esize(dt);
+  if ((off & 63) < (int64_t)(VF_LANES * vf_esize(dt)))
+    __builtin_prefetch((const char *)p + off + VF_PREFETCH_BYTES);
+}
+/* The same for the line at element i itself (a row about to be read). */
+static inline __attribute__((always_inline)) void vf_prefetch_at(const void *p, nkl_dtype dt,
+                                                                 int64_t i) {
+  const int64_t off = i * (int64_t)vf_esize(dt);
+  if ((off & 63) < (int64_t)(VF_LANES * vf_esize(dt)))
+    __builtin_prefetch((const char *)p + off);
+}
+
 /* The first n (< 16) lanes from p, the rest zero. */
 static inline __attribute__((always_inline)) vf vf_load_n(const void *p, nkl_dtype dt,
                                                            int64_t n) {
