@@ -75,6 +75,15 @@ assert c["status"] in ("unsupported", "unavailable") and c["reason"], c
 assert c["status"] == "unavailable" or "ceil_mode" in c["reason"], c
 PYEOF
 
+# A pooling row oneDNN supports runs through our adapter's tensors and passes the oracle
+# (the adapter and the baselines must agree on the tensor names x and y).
+if ! grep -q 'onednn_missing\|without oneDNN' "$T/r.json"; then
+  "$NKL" bench --desc "MaxPool2dFwd dtype=bf16 N=2 C=3 H_in=9 W_in=11 kernel_size=[3,3] stride=[2,2] padding=[1,1] dilation=[1,1] ceil_mode=false" \
+    --baselines onednn --samples 2 --warmup 1 --json "$T/mp.json" >/dev/null 2>&1
+  $PY -c "import json,sys; r=json.load(open('$T/mp.json'))['rows'][0]; c=[c for c in r['candidates'] if c['name']=='onednn'][0]; sys.exit(not (c['status']=='ok' and c['check']['status']=='pass'))" \
+    && ok "oneDNN max pooling runs and passes the oracle check" || bad "oneDNN max pooling candidate"
+fi
+
 # report: files, one table per op, self-contained.
 "$NKL" report "$T/r.json" -o "$T/out" >/dev/null 2>"$T/rep.err" && ok "report exits 0" || bad "report: $(cat "$T/rep.err")"
 for f in index.html report.md results.json; do

@@ -95,8 +95,8 @@ static void *pk_create(nkl_desc *d, case_info *info, pk_kind kind, int nsp, char
     in *= (double)q->in[i], out *= (double)q->out[i];
     taps *= q->adaptive ? (double)q->in[i] / (double)q->out[i] : (double)q->k[i];
   }
-  if (!(c->x = case_add(info, "input", false, c->dt, nsp + 2, xs, err, el))) goto fail;
-  if (!(c->y = case_add(info, "output", true, c->dt, nsp + 2, ys, err, el))) goto fail;
+  if (!(c->x = case_add(info, "x", false, c->dt, nsp + 2, xs, err, el))) goto fail;
+  if (!(c->y = case_add(info, "y", true, c->dt, nsp + 2, ys, err, el))) goto fail;
   nkl_fill_normal(c->x->data, c->dt, c->n * c->c * (int64_t)in, 1, 1.0);
   const double planes = (double)(c->n * c->c), e = (double)nkl_dtype_size(c->dt);
   info->flops = planes * out * taps;

@@ -138,6 +138,8 @@ int dn_pool(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   bl_pool_geometry(&row->desc, &g);
   case_info *info = row->info;
   const dnnl_data_type_t ddt = dn_dtype((nkl_dtype)row->desc.dtype);
+  if (!bl_arg(info, "x") || !bl_arg(info, "y"))
+    return fail(why, len, "the case has no tensors named x and y (adapter/baseline name mismatch)");
   if (!g.max && g.include_pad) {
     for (int i = 0; i < g.nd; i++)
       if (g.pr[i] > g.p[i]) {
