@@ -6,30 +6,30 @@
 #include "core/internal.h"
 #include "pool/pool.h"
 
-#define DECL_OP(pfx, op, isa)                                                                      \
+#define DECL_OP(pfx, op, isa) \
   void pfx##_f32acc_##op##__##isa(const void *a, int64_t p0, int64_t p1);
-#define DECL_DT(pfx, dt)                                                                           \
-  DECL_OP(pfx, maxpool_fwd, scalar)                                                                \
-  DECL_OP(pfx, avgpool_fwd, scalar) DECL_OP(pfx, maxpool_fwd, avx2)                                \
-      DECL_OP(pfx, avgpool_fwd, avx2) DECL_OP(pfx, maxpool_fwd, avx512)                            \
-          DECL_OP(pfx, avgpool_fwd, avx512)
+#define DECL_DT(pfx, dt)                                          \
+  DECL_OP(pfx, maxpool_fwd, scalar)                               \
+  DECL_OP(pfx, avgpool_fwd, scalar)                               \
+  DECL_OP(pfx, maxpool_fwd, avx2) DECL_OP(pfx, avgpool_fwd, avx2) \
+      DECL_OP(pfx, maxpool_fwd, avx512) DECL_OP(pfx, avgpool_fwd, avx512)
 NKL_POOL_DTYPES(DECL_DT)
 
 #define KEY(dt, kind) ((int)(dt)*2 + (int)(kind))
-#define ENTRY(pfx, op, isa, level, dt, kind)                                                       \
+#define ENTRY(pfx, op, isa, level, dt, kind) \
   {#pfx "_f32acc_" #op "__" #isa, level, KEY(dt, kind), (void (*)(void))pfx##_f32acc_##op##__##isa},
 /* Ordered best first, scalar last. AVX-512-BF16 adds nothing (no dot products here). */
 #if defined(__x86_64__)
-#define X86(pfx, dt)                                                                               \
-  ENTRY(pfx, maxpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_MAX)                                    \
-  ENTRY(pfx, avgpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_AVG)                                    \
-  ENTRY(pfx, maxpool_fwd, avx2, NKL_ISA_AVX2, dt, POOL_MAX)                                        \
+#define X86(pfx, dt)                                            \
+  ENTRY(pfx, maxpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_MAX) \
+  ENTRY(pfx, avgpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_AVG) \
+  ENTRY(pfx, maxpool_fwd, avx2, NKL_ISA_AVX2, dt, POOL_MAX)     \
   ENTRY(pfx, avgpool_fwd, avx2, NKL_ISA_AVX2, dt, POOL_AVG)
 #else
 #define X86(pfx, dt)
 #endif
-#define SCALAR(pfx, dt)                                                                            \
-  ENTRY(pfx, maxpool_fwd, scalar, NKL_ISA_SCALAR, dt, POOL_MAX)                                    \
+#define SCALAR(pfx, dt)                                         \
+  ENTRY(pfx, maxpool_fwd, scalar, NKL_ISA_SCALAR, dt, POOL_MAX) \
   ENTRY(pfx, avgpool_fwd, scalar, NKL_ISA_SCALAR, dt, POOL_AVG)
 static const nkl_kernel_entry kKernels[] = {NKL_POOL_DTYPES(X86) NKL_POOL_DTYPES(SCALAR)};
 
@@ -246,11 +246,11 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   const int threads = nkl__threads_for(a.planes, bytes);
   atomic_int slot = 0;
   a.slot = &slot;
-  a.scratch = malloc((size_t)threads * (size_t)a.tmp_len * sizeof(float));
+  a.scratch = malloc((size_t)threads * 2 * (size_t)a.tmp_len * sizeof(float)); /* 2 rows each */
   if (!a.scratch) {
     free(tables);
     return nkl__fail(NKL_ERR_ALLOC, "%s: no memory for %d x %lld floats of scratch", op, threads,
-                     (long long)a.tmp_len);
+                     (long long)(2 * a.tmp_len));
   }
   /* Planes are independent, so the thread split never changes a result. */
   nkl__parallel_range(threads, a.planes, (nkl_range_fn)kern->fn, &a);

@@ -36,15 +36,15 @@ typedef struct pool_args {
   int tap_mode;
   int global; /* one output per plane, window = the whole plane (see pool_global) */
   int64_t stride, k, dil, pad;
-  int64_t tmp_len;  /* floats of scratch per thread */
-  float *scratch;   /* one tmp_len slice per thread */
+  int64_t tmp_len;  /* floats of one row buffer; each thread has two */
+  float *scratch;   /* two tmp_len row buffers per thread */
   atomic_int *slot; /* the next free slice */
 } pool_args;
 
 /* (name prefix, dtype) of the kernels each ISA provides. */
-#define NKL_POOL_DTYPES(X)                                                                         \
-  X(f32, NKL_F32)                                                                                  \
-  X(f16, NKL_F16)                                                                                  \
+#define NKL_POOL_DTYPES(X) \
+  X(f32, NKL_F32)          \
+  X(f16, NKL_F16)          \
   X(bf16, NKL_BF16)
 
 #endif
