@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
+#include "norm/norm_scratch.h"
 #include "norm/rownorm/rownorm.h"
 
 /* Prototypes of every kernel: <prefix>_f32acc_<op>__<isa>. */
@@ -38,10 +39,9 @@ DECL_OP(weightnorm_fwd)
 #define X86(op, pfx, xt, wt)
 #endif
 #define SCALAR(op, pfx, xt, wt) ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, xt, wt)
-#define LIST(op)                                                           \
-  static const nkl_kernel_entry k_##op[] = {NKL_ROWNORM_BF16_DTYPES_OP(BF16, op) \
-                                                NKL_ROWNORM_DTYPES_OP(X86, op) \
-                                                NKL_ROWNORM_DTYPES_OP(SCALAR, op)};
+#define LIST(op)                                                        \
+  static const nkl_kernel_entry k_##op[] = {NKL_ROWNORM_BF16_DTYPES_OP( \
+      BF16, op) NKL_ROWNORM_DTYPES_OP(X86, op) NKL_ROWNORM_DTYPES_OP(SCALAR, op)};
 LIST(rmsnorm_fwd)
 LIST(layernorm_fwd)
 LIST(gemma_rmsnorm_fwd)
@@ -286,7 +286,16 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
 }
 
 static void run(const char *op, const rn_plan *p) {
-  nkl__parallel_range(p->threads, p->m, (nkl_range_fn)p->k->fn, &p->a);
+  rownorm_args a = p->a;
+  _Atomic int slot = 0;
+  void *scratch = NULL;
+  if (a.scale) { /* quantized: a y row per thread (without it, y is computed twice) */
+    scratch = nkl__norm_scratch_get((size_t)p->threads * (size_t)(a.n + 16) * sizeof(float));
+    a.yrows = scratch;
+    a.slot = &slot;
+  }
+  nkl__parallel_range(p->threads, p->m, (nkl_range_fn)p->k->fn, &a);
+  if (scratch) nkl__norm_scratch_put(scratch);
   nkl__ran_kernel(op, p->k->name);
 }
 

@@ -4,6 +4,7 @@
 #ifndef NKL_NORM_ROWNORM_H
 #define NKL_NORM_ROWNORM_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "nkl.h"
@@ -40,6 +41,11 @@ typedef struct rownorm_args {
   float *mean, *rstd; /* [rows] or NULL; ROWNORM_WN stores the row norm in rstd */
   float *scale;       /* RN_QUANT: [rows] */
   int stream;         /* write y with non-temporal stores (y and its rows are aligned) */
+  /* RN_QUANT: one f32 row of n + 16 per thread, taken in turn through *slot (each thread
+   * calls the kernel once), that keeps y between the max|y| pass and the code pass; NULL:
+   * y is computed twice instead. */
+  float *yrows;
+  _Atomic int *slot;
 } rownorm_args;
 
 /* A microkernel normalizes rows [r0, r1) of the rownorm_args it is given; it is
