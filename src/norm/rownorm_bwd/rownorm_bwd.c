@@ -14,6 +14,9 @@
   DECL_ISA(op, pfx, scalar) DECL_ISA(op, pfx, avx2) DECL_ISA(op, pfx, avx512)
 NKL_ROWNORM_BWD_DTYPES(DECL, rmsnorm_bwd)
 NKL_ROWNORM_BWD_DTYPES(DECL, layernorm_bwd)
+#define DECL_BF16(op, pfx, xt, wt) DECL_ISA(op, pfx, avx512bf16)
+NKL_ROWNORM_BWD_BF16_DTYPES(DECL_BF16, rmsnorm_bwd)
+NKL_ROWNORM_BWD_BF16_DTYPES(DECL_BF16, layernorm_bwd)
 #define DECL_R_ISA(op, pfx, isa) void pfx##_##op##__##isa(const void *r, int64_t j0, int64_t j1);
 #define DECL_R(op, pfx, ot) \
   DECL_R_ISA(op, pfx, scalar) DECL_R_ISA(op, pfx, avx2) DECL_R_ISA(op, pfx, avx512)
@@ -22,15 +25,19 @@ NKL_ROWNORM_BWD_REDUCE_DTYPES(DECL_R, rownorm_bwd_reduce)
 #define KEY(xt, wt) ((int)(xt)*16 + (int)(wt))
 #define ENTRY(op, pfx, isa, level, xt, wt) \
   {#pfx "_f32acc_" #op "__" #isa, level, KEY(xt, wt), (void (*)(void))pfx##_f32acc_##op##__##isa},
+/* Ordered best first (the first one the CPU supports runs); scalar last. */
 #if defined(__x86_64__)
 #define X86(op, pfx, xt, wt) \
   ENTRY(op, pfx, avx512, NKL_ISA_AVX512, xt, wt) ENTRY(op, pfx, avx2, NKL_ISA_AVX2, xt, wt)
+#define BF16(op, pfx, xt, wt) ENTRY(op, pfx, avx512bf16, NKL_ISA_AVX512BF16, xt, wt)
 #else
 #define X86(op, pfx, xt, wt)
+#define BF16(op, pfx, xt, wt)
 #endif
 #define SCALAR(op, pfx, xt, wt) ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, xt, wt)
-static const nkl_kernel_entry k_rms[] = {NKL_ROWNORM_BWD_DTYPES(X86, rmsnorm_bwd)
-                                             NKL_ROWNORM_BWD_DTYPES(SCALAR, rmsnorm_bwd)};
+static const nkl_kernel_entry k_rms[] = {NKL_ROWNORM_BWD_BF16_DTYPES(BF16, rmsnorm_bwd)
+                                             NKL_ROWNORM_BWD_DTYPES(X86, rmsnorm_bwd)
+                                                 NKL_ROWNORM_BWD_DTYPES(SCALAR, rmsnorm_bwd)};
 #define R_ENTRY(op, pfx, isa, level, ot) \
   {#pfx "_" #op "__" #isa, level, (int)(ot), (void (*)(void))pfx##_##op##__##isa},
 #if defined(__x86_64__)
@@ -42,8 +49,9 @@ static const nkl_kernel_entry k_rms[] = {NKL_ROWNORM_BWD_DTYPES(X86, rmsnorm_bwd
 #define R_SCALAR(op, pfx, ot) R_ENTRY(op, pfx, scalar, NKL_ISA_SCALAR, ot)
 static const nkl_kernel_entry k_reduce[] = {NKL_ROWNORM_BWD_REDUCE_DTYPES(
     R_X86, rownorm_bwd_reduce) NKL_ROWNORM_BWD_REDUCE_DTYPES(R_SCALAR, rownorm_bwd_reduce)};
-static const nkl_kernel_entry k_ln[] = {NKL_ROWNORM_BWD_DTYPES(X86, layernorm_bwd)
-                                            NKL_ROWNORM_BWD_DTYPES(SCALAR, layernorm_bwd)};
+static const nkl_kernel_entry k_ln[] = {NKL_ROWNORM_BWD_BF16_DTYPES(BF16, layernorm_bwd)
+                                            NKL_ROWNORM_BWD_DTYPES(X86, layernorm_bwd)
+                                                NKL_ROWNORM_BWD_DTYPES(SCALAR, layernorm_bwd)};
 
 /* Row chunks of the dw/db partial sums: a function of m only (never of the thread count),
  * enough of them to keep every thread busy; each costs one f32 row of scratch. */

@@ -47,4 +47,9 @@ typedef struct rownorm_bwd_reduce_args {
   X(op, f16_wf32, NKL_F16, NKL_F32)   \
   X(op, bf16_wf32, NKL_BF16, NKL_F32)
 
+/* the bf16 subset, also built for AVX-512 + BF16 (rownorm_bwd_avx512bf16.c) */
+#define NKL_ROWNORM_BWD_BF16_DTYPES(X, op) \
+  X(op, bf16, NKL_BF16, NKL_BF16)          \
+  X(op, bf16_wf32, NKL_BF16, NKL_F32)
+
 #endif
