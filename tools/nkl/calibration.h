@@ -3,6 +3,7 @@
 #define NKL_TOOL_CALIBRATION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define CALIBRATION_DEFAULT "build/calibration.json"
 
@@ -15,5 +16,10 @@ typedef struct calibration {
 
 /* Reads path (NULL: the default). Returns 0, or -1 with c->ok false. */
 int calibration_load(const char *path, calibration *c);
+
+/* STREAM triad a = b + s*c over three arrays of n doubles with `threads` threads: the GB/s
+ * of each of `passes` passes into runs (24 bytes per element), returns the best. 0 if the
+ * arrays cannot be allocated. */
+double calibration_triad_gbps(size_t n, int threads, int passes, double *runs);
 
 #endif

@@ -99,6 +99,24 @@ static const char *status_name(bl_status s) {
 
 /* Compute roof for the row (operators.md: norms, pools, top-k use the f32 peak; convs the
  * peak of their dtype path). */
+/* The DRAM triad now (three 128 MiB arrays, best of 6 passes), compared with the
+ * calibration at the start and the end of a run: the machine's bandwidth can drift (other
+ * tenants), and SOL is only as good as the figure it divides by. */
+static double bandwidth_now(int threads) {
+  double runs[8];
+  return calibration_triad_gbps((size_t)16 << 20, threads, 6, runs);
+}
+
+static void bandwidth_say(const char *when, double now, const calibration *cal) {
+  if (now <= 0) return;
+  const double rel = now / cal->bandwidth_gbps - 1.0;
+  fprintf(stderr, "nkl bench: DRAM triad at %s %.1f GB/s (calibration %.1f GB/s, %+.0f%%)%s\n", when,
+          now, cal->bandwidth_gbps, 100.0 * rel,
+          rel > 0.15 || rel < -0.15 ? ": the machine's bandwidth has drifted; SOL figures are relative "
+                                      "to the calibration (re-run nkl calibrate)"
+                                    : "");
+}
+
 static double compute_roof(const calibration *cal, const workload *w, const char **which) {
   const bool conv = strcmp(w->family, "conv") == 0;
   if (conv && strcmp(w->dtype, "bf16") == 0 && cal->bf16_gflops > 0) {
@@ -301,6 +319,8 @@ int cmd_bench(int argc, char **argv) {
   const bool tty = isatty(2);
   printf("# threads %d, isa %s, %s cache, %d warm-up + %d timed calls, median of samples\n",
          threads, nkl_isa_name(nkl_active_isa()), o.warm ? "warm" : "cold", to.warmup, to.samples);
+  double bw_start = 0, bw_end = 0;
+  if (have_cal) bandwidth_say("start", bw_start = bandwidth_now(threads), &cal);
   const double t_start = now_ms();
   for (int i = 0; i < n; i++) {
     progress(tty, i, n, &w[i], t_start, "setup");
@@ -571,6 +591,7 @@ int cmd_bench(int argc, char **argv) {
   }
   if (tty) fprintf(stderr, "\r\033[K");
   fprintf(stderr, "nkl bench: %d workloads in %.1f s\n", n, (now_ms() - t_start) / 1000.0);
+  if (have_cal) bandwidth_say("end", bw_end = bandwidth_now(threads), &cal);
   if (x.torch) torch_shutdown();
   if (o.json && !usage_error) {
     cJSON *doc = cJSON_CreateObject();
@@ -615,6 +636,13 @@ int cmd_bench(int argc, char **argv) {
       fclose(cf);
     }
     if (!cJSON_GetObjectItem(doc, "calibration")) cJSON_AddNullToObject(doc, "calibration");
+    if (have_cal) {
+      cJSON *bc = cJSON_AddObjectToObject(doc, "bandwidth_check");
+      cJSON_AddNumberToObject(bc, "calibration_gbps", cal.bandwidth_gbps);
+      cJSON_AddNumberToObject(bc, "start_gbps", bw_start);
+      cJSON_AddNumberToObject(bc, "end_gbps", bw_end);
+      cJSON_AddStringToObject(bc, "method", "STREAM triad, 3 x 128 MiB arrays, best of 6 passes, before the first and after the last workload");
+    }
     cJSON_AddItemToObject(doc, "rows", rows);
     rows = NULL;
     char *s = cJSON_Print(doc);

@@ -47,33 +47,6 @@ static double wall(void) {
 
 /* ---- bandwidth ------------------------------------------------------------------------- */
 
-static double triad_gbps(size_t n, int threads, int passes, double *runs) {
-  double *a = aligned_alloc(64, n * sizeof(double)), *b = aligned_alloc(64, n * sizeof(double)),
-         *c = aligned_alloc(64, n * sizeof(double));
-  if (!a || !b || !c) {
-    free(a), free(b), free(c);
-    return 0;
-  }
-  const long long nn = (long long)n;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (long long i = 0; i < nn; i++) a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
-  const double s = 3.0;
-  for (int p = 0; p < passes; p++) {
-    const double t0 = wall();
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (long long i = 0; i < nn; i++) a[i] = b[i] + s * c[i];
-    runs[p] = 3.0 * sizeof(double) * (double)n / (wall() - t0) / 1e9;
-  }
-  volatile double sink = a[n / 2];
-  (void)sink;
-  free(a), free(b), free(c);
-  /* STREAM's convention: the best pass (interference from other tenants only slows a pass
-   * down, so the best one is the most repeatable estimate of what the machine can do). */
-  double best = 0;
-  for (int p = 0; p < passes; p++) best = runs[p] > best ? runs[p] : best;
-  return best;
-}
-
 /* ---- compute ----------------------------------------------------------------------------- */
 
 typedef enum { PK_F32, PK_BF16, PK_INT8 } peak_kind;
@@ -250,7 +223,7 @@ int cmd_calibrate(int argc, char **argv) {
     size_t bytes = (size_t)llc * (size_t)(4 << k);
     if (bytes < ((size_t)32 << 20) << k) bytes = ((size_t)32 << 20) << k;
     double runs[32];
-    per_size[k] = triad_gbps(bytes / sizeof(double), threads, passes, runs);
+    per_size[k] = calibration_triad_gbps(bytes / sizeof(double), threads, passes, runs);
     cJSON *s = cJSON_CreateObject();
     cJSON_AddNumberToObject(s, "array_bytes", (double)bytes);
     cJSON_AddNumberToObject(s, "best_gbps", per_size[k]);

@@ -249,7 +249,10 @@ def write_html(doc, rows, path):
                  ("f32 FMA peak", "%.1f GFLOP/s" % cal["peaks"]["f32_gflops"] if cal.get("peaks") else "—"),
                  ("bf16 dot peak (vdpbf16ps)", "%.1f GFLOP/s" % cal["peaks"]["bf16_gflops"] if (cal.get("peaks") or {}).get("bf16_gflops") else "—"),
                  ("int8 dot peak (vpdpbusd)", "%.1f GOP/s" % cal["peaks"]["int8_gops"] if (cal.get("peaks") or {}).get("int8_gops") else "—"),
-                 ("calibrated", cal.get("date", "—"))):
+                 ("calibrated", cal.get("date", "—")),
+                 ("DRAM triad at the start / end of this run",
+                  "%.1f / %.1f GB/s" % (doc["bandwidth_check"]["start_gbps"], doc["bandwidth_check"]["end_gbps"])
+                  if doc.get("bandwidth_check") else "—")):
         h.append("<tr><th>%s</th><td>%s</td></tr>" % (k, html.escape(str(v))))
     h.append("</table><h3>Versions</h3><table>")
     for k, v in doc.get("versions", {}).items():
