@@ -123,6 +123,9 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
                                                   _mm256_extracti128_si256(w, 1)));
 }
 
+/* Lanes finite with |a| < 464 (see vec_scalar.h): the same encoder here. */
+static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
+
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */
 static inline void vf_stream_f32(float *p, vf a) {
   _mm256_stream_ps(p, a.lo);

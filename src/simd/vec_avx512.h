@@ -95,6 +95,23 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
   _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign)));
 }
 
+/* Lanes finite with |a| < 464 (see vec_scalar.h): the normal and subnormal paths of
+ * vf_store_e4m3 without its saturation and NaN steps (those lanes never take them). */
+static inline void vf_store_e4m3_finite(uint8_t *p, vf a) {
+  const __m512i u = _mm512_castps_si512(a);
+  const __m512i abs = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(abs, 20), _mm512_set1_epi32(1));
+  const __m512i normal = _mm512_srli_epi32(
+      _mm512_add_epi32(_mm512_add_epi32(abs, _mm512_set1_epi32(0x7FFFF - (120 << 23))), lsb), 20);
+  const __m512i sub = _mm512_sub_epi32(
+      _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(abs), _mm512_set1_ps(16384.0f))),
+      _mm512_set1_epi32(0x46800000));
+  const __m512i c = _mm512_mask_blend_epi32(
+      _mm512_cmplt_epi32_mask(abs, _mm512_set1_epi32(0x3C800000)), normal, sub);
+  _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign)));
+}
+
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit): they
  * bypass the cache and skip the read-for-ownership of a regular store. */
 static inline void vf_stream_f32(float *p, vf a) { _mm512_stream_ps(p, a); }

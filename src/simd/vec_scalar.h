@@ -75,6 +75,9 @@ static inline float vf_reduce_absmax(vf a) {
 static inline void vf_store_e4m3(uint8_t *p, vf a) {
   for (int i = 0; i < VF_LANES; i++) p[i] = nkl__f32_to_fp8e4m3(a.v[i]);
 }
+/* The same for lanes known to be finite with |a| < 464 (no saturation, no NaN code); the
+ * vector shims drop those two steps. */
+static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
 
 /* NaN-propagating running max, PyTorch's max-pool rule `if (x > acc || isnan(x)) acc = x`:
  * x where x is NaN or x > acc, else acc (so acc's NaN stays, and of equal values the earlier
