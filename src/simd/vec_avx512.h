@@ -45,7 +45,8 @@ static inline void vf_store_f32(float *p, vf a) { _mm512_storeu_ps(p, a); }
 static inline __m256i nkl__f32x16_to_bf16_int(vf a) {
   const __m512i u = _mm512_castps_si512(a);
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb), 16);
+  __m512i r =
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb), 16);
   const __mmask16 isnan = _mm512_cmpgt_epu32_mask(
       _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)), _mm512_set1_epi32(0x7F800000));
   r = _mm512_mask_or_epi32(r, isnan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
@@ -60,7 +61,8 @@ static inline void vf_store_bf16(uint16_t *p, vf a) {
   const __mmask16 sub = _mm512_mask_test_epi32_mask(
       _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7F800000)), u, _mm512_set1_epi32(0x007FFFFF));
   __m256i r = (__m256i)_mm512_cvtneps_pbh(a);
-  if (__builtin_expect(sub != 0, 0)) r = _mm256_mask_blend_epi16(sub, r, nkl__f32x16_to_bf16_int(a));
+  if (__builtin_expect(sub != 0, 0))
+    r = _mm256_mask_blend_epi16(sub, r, nkl__f32x16_to_bf16_int(a));
   _mm256_storeu_si256((__m256i *)p, r);
 }
 #else
@@ -76,40 +78,43 @@ static inline void vf_store_f16(uint16_t *p, vf a) {
 /* f32 -> fp8 e4m3 codes, the integer algorithm of nkl__f32_to_fp8e4m3 on 16 lanes: normal
  * values round the 20 dropped bits to even and rebias 127 -> 7; below 2^-6 the FPU rounds
  * |v| + 2^14 to a multiple of 2^-9; >= 448 (and inf) saturate to 0x7E; NaN gives 0x7F. */
-static inline void vf_store_e4m3(uint8_t *p, vf a) {
-  const __m512i u = _mm512_castps_si512(a);
-  const __m512i abs = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
-  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
+/* e4m3 codes of the magnitudes abs = |a| bits, rounded to nearest even: the normal range
+ * by integer rounding of the mantissa to 3 bits with the exponent rebiased (-120 << 23),
+ * below 2^-6 the subnormal steps of 2^-9 by adding 16384 in f32 (whose ulp is 2^-9).
+ * Saturation and NaN are left to the caller. */
+static inline __m512i nkl__e4m3_magnitude(__m512i abs) {
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(abs, 20), _mm512_set1_epi32(1));
   const __m512i normal = _mm512_srli_epi32(
       _mm512_add_epi32(_mm512_add_epi32(abs, _mm512_set1_epi32(0x7FFFF - (120 << 23))), lsb), 20);
   const __m512i sub = _mm512_sub_epi32(
       _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(abs), _mm512_set1_ps(16384.0f))),
       _mm512_set1_epi32(0x46800000));
-  __m512i c = _mm512_mask_blend_epi32(
-      _mm512_cmplt_epi32_mask(abs, _mm512_set1_epi32(0x3C800000)), normal, sub);
+  return _mm512_mask_blend_epi32(_mm512_cmplt_epi32_mask(abs, _mm512_set1_epi32(0x3C800000)),
+                                 normal, sub);
+}
+
+/* The 16 codes with the sign bit of u put back, stored as bytes. */
+static inline void nkl__e4m3_store(uint8_t *p, __m512i u, __m512i c) {
+  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
+  _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign)));
+}
+
+static inline void vf_store_e4m3(uint8_t *p, vf a) {
+  const __m512i u = _mm512_castps_si512(a);
+  const __m512i abs = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  __m512i c = nkl__e4m3_magnitude(abs);
+  /* >= 464 (the midpoint above 448) saturates to 448; NaN gets the NaN code */
   c = _mm512_mask_mov_epi32(c, _mm512_cmpge_epi32_mask(abs, _mm512_set1_epi32(0x43E00000)),
                             _mm512_set1_epi32(0x7E));
   c = _mm512_mask_mov_epi32(c, _mm512_cmpgt_epi32_mask(abs, _mm512_set1_epi32(0x7F800000)),
                             _mm512_set1_epi32(0x7F));
-  _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign)));
+  nkl__e4m3_store(p, u, c);
 }
 
-/* Lanes finite with |a| < 464 (see vec_scalar.h): the normal and subnormal paths of
- * vf_store_e4m3 without its saturation and NaN steps (those lanes never take them). */
+/* Lanes finite with |a| < 464 (see vec_scalar.h): no saturation or NaN step. */
 static inline void vf_store_e4m3_finite(uint8_t *p, vf a) {
   const __m512i u = _mm512_castps_si512(a);
-  const __m512i abs = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
-  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(abs, 20), _mm512_set1_epi32(1));
-  const __m512i normal = _mm512_srli_epi32(
-      _mm512_add_epi32(_mm512_add_epi32(abs, _mm512_set1_epi32(0x7FFFF - (120 << 23))), lsb), 20);
-  const __m512i sub = _mm512_sub_epi32(
-      _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(abs), _mm512_set1_ps(16384.0f))),
-      _mm512_set1_epi32(0x46800000));
-  const __m512i c = _mm512_mask_blend_epi32(
-      _mm512_cmplt_epi32_mask(abs, _mm512_set1_epi32(0x3C800000)), normal, sub);
-  _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(_mm512_or_si512(c, sign)));
+  nkl__e4m3_store(p, u, nkl__e4m3_magnitude(_mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF))));
 }
 
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit): they
@@ -141,8 +146,8 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
     return _mm512_permutex2var_ps(_mm512_loadu_ps(p), _mm512_add_epi32(iota, iota),
                                   _mm512_loadu_ps(p + 16));
   if (s <= 4) {
-    const __m512i idx = _mm512_mullo_epi32(_mm512_and_si512(iota, _mm512_set1_epi32(7)),
-                                           _mm512_set1_epi32((int)s));
+    const __m512i idx =
+        _mm512_mullo_epi32(_mm512_and_si512(iota, _mm512_set1_epi32(7)), _mm512_set1_epi32((int)s));
     const __m512 a = _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
     const __m512 b =
         _mm512_permutex2var_ps(_mm512_loadu_ps(p + 8 * s), idx, _mm512_loadu_ps(p + 8 * s + 16));
@@ -157,7 +162,8 @@ static inline __m128 nkl__max_nan4(__m128 acc, __m128 x) {
 }
 static inline float vf_reduce_max_nan(vf a) {
   const __m256 lo = _mm512_castps512_ps256(a), hi = _mm512_extractf32x8_ps(a, 1);
-  const __m256 t8 = _mm256_blendv_ps(_mm256_max_ps(hi, lo), hi, _mm256_cmp_ps(hi, hi, _CMP_UNORD_Q));
+  const __m256 t8 =
+      _mm256_blendv_ps(_mm256_max_ps(hi, lo), hi, _mm256_cmp_ps(hi, hi, _CMP_UNORD_Q));
   const __m128 t4 = nkl__max_nan4(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
   const __m128 t2 = nkl__max_nan4(t4, _mm_movehl_ps(t4, t4));
   return _mm_cvtss_f32(nkl__max_nan4(t2, _mm_shuffle_ps(t2, t2, 1)));
@@ -179,16 +185,16 @@ static inline uint32_t vf_mask_not_less(vf a, vf b) {
  * per instruction, in the hot loop of top-k), so one binary uses the form that is fast on
  * both. */
 static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
-  const __m512i v = _mm512_add_epi32(
-      _mm512_set1_epi32(base), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  const __m512i v =
+      _mm512_add_epi32(_mm512_set1_epi32(base),
+                       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
   _mm512_storeu_si512((void *)dst, _mm512_maskz_compress_epi32((__mmask16)m, v));
   return __builtin_popcount(m);
 }
 
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
-  const __m256 s8 =
-      _mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1));
+  const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1));
   const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
   const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));

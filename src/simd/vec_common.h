@@ -24,19 +24,19 @@ static inline void vf_store_fp8(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
 
 static inline __attribute__((always_inline)) vf vf_load(const void *p, nkl_dtype dt) {
   switch (dt) {
-  case NKL_F16: return vf_load_f16((const uint16_t *)p);
-  case NKL_BF16: return vf_load_bf16((const uint16_t *)p);
-  case NKL_FP8_E4M3: return vf_load_fp8((const uint8_t *)p);
-  default: return vf_load_f32((const float *)p);
+    case NKL_F16: return vf_load_f16((const uint16_t *)p);
+    case NKL_BF16: return vf_load_bf16((const uint16_t *)p);
+    case NKL_FP8_E4M3: return vf_load_fp8((const uint8_t *)p);
+    default: return vf_load_f32((const float *)p);
   }
 }
 
 static inline __attribute__((always_inline)) void vf_store(void *p, nkl_dtype dt, vf a) {
   switch (dt) {
-  case NKL_F16: vf_store_f16((uint16_t *)p, a); break;
-  case NKL_BF16: vf_store_bf16((uint16_t *)p, a); break;
-  case NKL_FP8_E4M3: vf_store_fp8((uint8_t *)p, a); break;
-  default: vf_store_f32((float *)p, a); break;
+    case NKL_F16: vf_store_f16((uint16_t *)p, a); break;
+    case NKL_BF16: vf_store_bf16((uint16_t *)p, a); break;
+    case NKL_FP8_E4M3: vf_store_fp8((uint8_t *)p, a); break;
+    default: vf_store_f32((float *)p, a); break;
   }
 }
 
@@ -44,10 +44,10 @@ static inline __attribute__((always_inline)) void vf_store(void *p, nkl_dtype dt
  * f16/bf16: 32). fp8 falls back to a plain store. Call vf_stream_fence() after the last. */
 static inline __attribute__((always_inline)) void vf_stream(void *p, nkl_dtype dt, vf a) {
   switch (dt) {
-  case NKL_F16: vf_stream_16((uint16_t *)p, a, vf_store_f16); break;
-  case NKL_BF16: vf_stream_16((uint16_t *)p, a, vf_store_bf16); break;
-  case NKL_FP8_E4M3: vf_store_fp8((uint8_t *)p, a); break;
-  default: vf_stream_f32((float *)p, a); break;
+    case NKL_F16: vf_stream_16((uint16_t *)p, a, vf_store_f16); break;
+    case NKL_BF16: vf_stream_16((uint16_t *)p, a, vf_store_bf16); break;
+    case NKL_FP8_E4M3: vf_store_fp8((uint8_t *)p, a); break;
+    default: vf_stream_f32((float *)p, a); break;
   }
 }
 
@@ -72,29 +72,28 @@ static inline void *vf_at_mut(void *p, nkl_dtype dt, int64_t i) {
  * for f32, every other one for f16/bf16). Prefetches never fault, so running past the end
  * of the buffer is harmless. */
 #define VF_PREFETCH_BYTES 8192
+/* True for the vectors that start a new 64-byte line of a row (element i, 16 lanes). */
+static inline __attribute__((always_inline)) int vf_starts_line(nkl_dtype dt, int64_t i) {
+  return ((i * (int64_t)vf_esize(dt)) & 63) < (int64_t)(VF_LANES * vf_esize(dt));
+}
 static inline __attribute__((always_inline)) void vf_prefetch_ahead(const void *p, nkl_dtype dt,
                                                                     int64_t i) {
-  const int64_t off = i * (int64_t)vf_esize(dt);
-  if ((off & 63) < (int64_t)(VF_LANES * vf_esize(dt)))
-    __builtin_prefetch((const char *)p + off + VF_PREFETCH_BYTES);
+  if (vf_starts_line(dt, i)) __builtin_prefetch((const char *)vf_at(p, dt, i) + VF_PREFETCH_BYTES);
 }
 /* The same for the line at element i itself (a row about to be read). */
 static inline __attribute__((always_inline)) void vf_prefetch_at(const void *p, nkl_dtype dt,
                                                                  int64_t i) {
-  const int64_t off = i * (int64_t)vf_esize(dt);
-  if ((off & 63) < (int64_t)(VF_LANES * vf_esize(dt)))
-    __builtin_prefetch((const char *)p + off);
+  if (vf_starts_line(dt, i)) __builtin_prefetch(vf_at(p, dt, i));
 }
 
 /* The first n (< 16) lanes from p, the rest zero. */
-static inline __attribute__((always_inline)) vf vf_load_n(const void *p, nkl_dtype dt,
-                                                           int64_t n) {
+static inline __attribute__((always_inline)) vf vf_load_n(const void *p, nkl_dtype dt, int64_t n) {
   _Alignas(64) unsigned char buf[VF_LANES * 4] = {0};
   memcpy(buf, p, (size_t)n * vf_esize(dt));
   return vf_load(buf, dt);
 }
 static inline __attribute__((always_inline)) void vf_store_n(void *p, nkl_dtype dt, vf a,
-                                                            int64_t n) {
+                                                             int64_t n) {
   _Alignas(64) unsigned char buf[VF_LANES * 4];
   vf_store(buf, dt, a);
   memcpy(p, buf, (size_t)n * vf_esize(dt));
