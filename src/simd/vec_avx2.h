@@ -77,17 +77,17 @@ static inline void vf_store_f32(float *p, vf a) {
 static inline __m256i nkl__f32x8_to_bf16_epi32(__m256 x) {
   const __m256i u = _mm256_castps_si256(x);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  const __m256i rne = _mm256_srli_epi32(
-      _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
+  const __m256i rne =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
   const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
-  const __m256i isnan = _mm256_cmpgt_epi32(
-      _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x7F800000));
+  const __m256i isnan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)),
+                                           _mm256_set1_epi32(0x7F800000));
   return _mm256_blendv_epi8(rne, quiet, isnan);
 }
 static inline void vf_store_bf16(uint16_t *p, vf a) {
   /* packus interleaves 128-bit lanes; the permute puts lanes 0..15 back in order */
-  const __m256i packed = _mm256_packus_epi32(nkl__f32x8_to_bf16_epi32(a.lo),
-                                             nkl__f32x8_to_bf16_epi32(a.hi));
+  const __m256i packed =
+      _mm256_packus_epi32(nkl__f32x8_to_bf16_epi32(a.lo), nkl__f32x8_to_bf16_epi32(a.hi));
   _mm256_storeu_si256((__m256i *)p, _mm256_permute4x64_epi64(packed, 0xD8));
 }
 static inline void vf_store_f16(uint16_t *p, vf a) {
@@ -106,8 +106,8 @@ static inline __m256i nkl__f32x8_to_e4m3_epi32(__m256 x) {
   const __m256i sub = _mm256_sub_epi32(
       _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(abs), _mm256_set1_ps(16384.0f))),
       _mm256_set1_epi32(0x46800000));
-  __m256i c = _mm256_blendv_epi8(normal, sub,
-                                 _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000), abs));
+  __m256i c =
+      _mm256_blendv_epi8(normal, sub, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000), abs));
   c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7E),
                          _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x43DFFFFF)));
   c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7F),
@@ -119,14 +119,16 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
    * then 16 -> 8 bits across the two halves */
   const __m256i w = _mm256_permute4x64_epi64(
       _mm256_packus_epi32(nkl__f32x8_to_e4m3_epi32(a.lo), nkl__f32x8_to_e4m3_epi32(a.hi)), 0xD8);
-  _mm_storeu_si128((__m128i *)p, _mm_packus_epi16(_mm256_castsi256_si128(w),
-                                                  _mm256_extracti128_si256(w, 1)));
+  _mm_storeu_si128((__m128i *)p,
+                   _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
 }
 
 /* Lanes finite with |a| < 464 (see vec_scalar.h): the same encoder here. */
 static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
-
-/* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */
+/* Four vectors' codes at p, p + 16, p + 32, p + 48 (see vec_avx512.h). */
+static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
+  for (int j = 0; j < 4; j++) vf_store_e4m3_finite(p + 16 * j, y[j]);
+} /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */
 static inline void vf_stream_f32(float *p, vf a) {
   _mm256_stream_ps(p, a.lo);
   _mm256_stream_ps(p + 8, a.hi);
@@ -151,7 +153,9 @@ static inline __m256 nkl__canon_nan8(__m256 a) {
   return _mm256_blendv_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)),
                           _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
 }
-static inline vf vf_canon_nan(vf a) { return vf_make(nkl__canon_nan8(a.lo), nkl__canon_nan8(a.hi)); }
+static inline vf vf_canon_nan(vf a) {
+  return vf_make(nkl__canon_nan8(a.lo), nkl__canon_nan8(a.hi));
+}
 /* Even lanes of p[0..15]: shuffle picks a0 a2 b0 b2 | a4 a6 b4 b6 per 128-bit half, the
  * 64-bit permute restores the order. */
 static inline __m256 nkl__even8(const float *p) {
@@ -163,8 +167,8 @@ static inline __m256 nkl__even8(const float *p) {
 static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   if (s == 1) return vf_load_f32(p);
   if (s == 2) return vf_make(nkl__even8(p), nkl__even8(p + 16));
-  const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                         _mm256_set1_epi32((int)s));
+  const __m256i idx =
+      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)s));
   return vf_make(_mm256_i32gather_ps(p, idx, 4), _mm256_i32gather_ps(p + 8 * s, idx, 4));
 }
 

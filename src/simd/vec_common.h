@@ -86,6 +86,25 @@ static inline __attribute__((always_inline)) void vf_prefetch_at(const void *p, 
   if (vf_starts_line(dt, i)) __builtin_prefetch(vf_at(p, dt, i));
 }
 
+/* Row sums with four accumulators: vector j of a row (elements [16 j, 16 j + 16), the tail
+ * vector included) adds into acc[j % 4], and the sum is (acc[0] + acc[1]) + (acc[2] +
+ * acc[3]) before the lane tree of vf_reduce_add. One accumulator is a chain of dependent
+ * adds, one add latency per vector; four chains let the loads and adds of a stats pass run
+ * at their throughput (in cache, LayerNorm's two stats passes took 2x longer with one).
+ * VF_SUM4(acc, nv, i, TERM) adds TERM, an expression of the element offset i, for the full
+ * vectors i = 0, 16, ..., nv - 16; vf_acc4_slot(nv) is the accumulator of the tail vector
+ * at nv. The inner loop has a constant trip count, so acc[] lives in registers. */
+#define VF_SUM4(acc, nv, i, TERM)                                    \
+  for (int64_t i##_blk = 0; i##_blk < (nv); i##_blk += 4 * VF_LANES) \
+    for (int i##_k = 0; i##_k < 4; i##_k++) {                        \
+      const int64_t i = i##_blk + i##_k * VF_LANES;                  \
+      if (i < (nv)) (acc)[i##_k] = vf_add((acc)[i##_k], TERM);       \
+    }
+static inline int vf_acc4_slot(int64_t nv) { return (int)((nv / VF_LANES) % 4); }
+static inline float vf_acc4_reduce(const vf *acc) {
+  return vf_reduce_add(vf_add(vf_add(acc[0], acc[1]), vf_add(acc[2], acc[3])));
+}
+
 /* The first n (< 16) lanes from p, the rest zero. */
 static inline __attribute__((always_inline)) vf vf_load_n(const void *p, nkl_dtype dt, int64_t n) {
   _Alignas(64) unsigned char buf[VF_LANES * 4] = {0};

@@ -13,9 +13,9 @@ typedef struct {
   float v[VF_LANES];
 } vf;
 
-#define VF_MAP1(expr)                                                                     \
-  vf r;                                                                                   \
-  for (int i = 0; i < VF_LANES; i++) r.v[i] = (expr);                                     \
+#define VF_MAP1(expr)                                 \
+  vf r;                                               \
+  for (int i = 0; i < VF_LANES; i++) r.v[i] = (expr); \
   return r
 
 static inline vf vf_set1(float x) { VF_MAP1(x); }
@@ -78,10 +78,12 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
 /* The same for lanes known to be finite with |a| < 464 (no saturation, no NaN code); the
  * vector shims drop those two steps. */
 static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
-
-/* NaN-propagating running max, PyTorch's max-pool rule `if (x > acc || isnan(x)) acc = x`:
- * x where x is NaN or x > acc, else acc (so acc's NaN stays, and of equal values the earlier
- * one, e.g. -0 before +0, is kept). */
+/* Four vectors' codes at p, p + 16, p + 32, p + 48 (see vec_avx512.h). */
+static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
+  for (int j = 0; j < 4; j++) vf_store_e4m3_finite(p + 16 * j, y[j]);
+} /* NaN-propagating running max, PyTorch's max-pool rule `if (x > acc || isnan(x)) acc = x`:
+   * x where x is NaN or x > acc, else acc (so acc's NaN stays, and of equal values the earlier
+   * one, e.g. -0 before +0, is kept). */
 static inline vf vf_max_nan(vf acc, vf x) {
   VF_MAP1((x.v[i] != x.v[i] || x.v[i] > acc.v[i]) ? x.v[i] : acc.v[i]);
 }
@@ -109,7 +111,7 @@ static inline vf vf_max_num(vf a, vf b) { VF_MAP1(a.v[i] > b.v[i] ? a.v[i] : b.v
 /* Bit i set where !(a[i] < b[i]): a >= b, or either is NaN. */
 static inline uint32_t vf_mask_not_less(vf a, vf b) {
   uint32_t m = 0;
-  for (int i = 0; i < VF_LANES; i++) m |= (uint32_t)!(a.v[i] < b.v[i]) << i;
+  for (int i = 0; i < VF_LANES; i++) m |= (uint32_t) !(a.v[i] < b.v[i]) << i;
   return m;
 }
 

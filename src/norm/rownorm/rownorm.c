@@ -285,18 +285,21 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
   return NKL_OK;
 }
 
-static void run(const char *op, const rn_plan *p) {
+static nkl_status run(const char *op, const rn_plan *p) {
   rownorm_args a = p->a;
   _Atomic int slot = 0;
   void *scratch = NULL;
-  if (a.scale) { /* quantized: a y row per thread (without it, y is computed twice) */
-    scratch = nkl__norm_scratch_get((size_t)p->threads * (size_t)(a.n + 16) * sizeof(float));
+  if (a.scale) { /* quantized: per thread, an f32 row for x and y and w, b in f32 */
+    const size_t bytes = (size_t)p->threads * 3 * (size_t)(a.n + 16) * sizeof(float);
+    if (!(scratch = nkl__norm_scratch_get(bytes)))
+      return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes of row buffers", op, bytes);
     a.yrows = scratch;
     a.slot = &slot;
   }
   nkl__parallel_range(p->threads, p->m, (nkl_range_fn)p->k->fn, &a);
   if (scratch) nkl__norm_scratch_put(scratch);
   nkl__ran_kernel(op, p->k->name);
+  return NKL_OK;
 }
 
 static nkl_status rownorm(const rn_req *q) {
@@ -304,8 +307,7 @@ static nkl_status rownorm(const rn_req *q) {
   rn_plan p;
   const nkl_status s = prepare(q, &p);
   if (s) return s;
-  run(q->op, &p);
-  return NKL_OK;
+  return run(q->op, &p);
 }
 
 nkl_status nkl_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
@@ -416,9 +418,8 @@ nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_te
   if (nkl__overlaps(q_out, k) || nkl__overlaps(q_out, k_out) || nkl__overlaps(k_out, q) ||
       (k_w && nkl__overlaps(q_out, k_w)) || (q_w && nkl__overlaps(k_out, q_w)))
     return nkl__fail(NKL_ERR_ALIAS, "qknorm_fwd: q_out/k_out overlap the other tensor's data");
-  run("qknorm_fwd", &pq);
-  run("qknorm_fwd", &pk);
-  return NKL_OK;
+  if ((s = run("qknorm_fwd", &pq))) return s;
+  return run("qknorm_fwd", &pk);
 }
 
 nkl_status nkl_rmsnorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps,

@@ -41,9 +41,8 @@ typedef struct rownorm_args {
   float *mean, *rstd; /* [rows] or NULL; ROWNORM_WN stores the row norm in rstd */
   float *scale;       /* RN_QUANT: [rows] */
   int stream;         /* write y with non-temporal stores (y and its rows are aligned) */
-  /* RN_QUANT: one f32 row of n + 16 per thread, taken in turn through *slot (each thread
-   * calls the kernel once), that keeps y between the max|y| pass and the code pass; NULL:
-   * y is computed twice instead. */
+  /* RN_QUANT: 3 f32 rows of n + 16 per thread, taken in turn through *slot (each thread
+   * calls the kernel once): x and then y of the current row, and w and b in f32. */
   float *yrows;
   _Atomic int *slot;
 } rownorm_args;
