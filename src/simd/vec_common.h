@@ -86,6 +86,18 @@ static inline __attribute__((always_inline)) void vf_prefetch_at(const void *p, 
   if (vf_starts_line(dt, i)) __builtin_prefetch(vf_at(p, dt, i));
 }
 
+/* A share of another row's lines, spread over a pass of this row: at element i (a multiple
+ * of 16) of the pass, the line holding element base + i * num / den of the row at p, once
+ * per line (16 num / den must be a whole number of elements <= 64 bytes). A kernel whose
+ * later passes run from cache uses it to stream the next row in while it computes, instead
+ * of leaving DRAM idle until the next row's first pass. */
+static inline __attribute__((always_inline)) void vf_prefetch_share(const void *p, nkl_dtype dt,
+                                                                    int64_t base, int64_t i,
+                                                                    int num, int den) {
+  const int64_t es = (int64_t)vf_esize(dt), j = base + i * num / den;
+  if (((j * es) & 63) < VF_LANES * num / den * es) __builtin_prefetch((const char *)p + j * es);
+}
+
 /* Row sums with four accumulators: vector j of a row (elements [16 j, 16 j + 16), the tail
  * vector included) adds into acc[j % 4], and the sum is (acc[0] + acc[1]) + (acc[2] +
  * acc[3]) before the lane tree of vf_reduce_add. One accumulator is a chain of dependent
