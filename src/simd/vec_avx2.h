@@ -221,4 +221,16 @@ static inline float vf_reduce_add(vf a) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
+/* Lane p: vf_reduce_add(v[p]) (resp. vf_reduce_max_nan), as in vec_avx512.h. */
+static inline vf vf_reduce_add16(const vf *v) {
+  float t[VF_LANES];
+  for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_add(v[p]);
+  return vf_load_f32(t);
+}
+static inline vf vf_reduce_max_nan16(const vf *v) {
+  float t[VF_LANES];
+  for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_max_nan(v[p]);
+  return vf_load_f32(t);
+}
+
 #endif

@@ -218,6 +218,33 @@ static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
   return __builtin_popcount(m);
 }
 
+/* The reductions of 16 vectors at once: lane p of the result is vf_reduce_add(v[p]) (resp.
+ * vf_reduce_max_nan(v[p])), by the same tree with the same operand order (acc = lower lanes,
+ * x = upper lanes), hence the same bits. Each level combines two vectors' halves with two
+ * shuffles and one op, 15 combines for 16 reductions instead of 16 trees of 4 levels: the
+ * shapes with many small planes (global pooling of 7x7 planes) spent their time in the
+ * trees. Level 1 pairs (v[2p], v[2p+1]) by 256-bit halves, level 2 by 128-bit blocks,
+ * levels 3 and 4 within blocks; lane 4L + j then holds plane 4j + L, undone by a permute. */
+static inline vf nkl__reduce16(const vf *v, int max) {
+#define NKL_R16_OP(lo, hi) (max ? vf_max_nan(lo, hi) : vf_add(lo, hi))
+  vf c[8], e[4], g[2];
+  for (int p = 0; p < 8; p++)
+    c[p] = NKL_R16_OP(_mm512_shuffle_f32x4(v[2 * p], v[2 * p + 1], 0x44),
+                      _mm512_shuffle_f32x4(v[2 * p], v[2 * p + 1], 0xEE));
+  for (int q = 0; q < 4; q++)
+    e[q] = NKL_R16_OP(_mm512_shuffle_f32x4(c[2 * q], c[2 * q + 1], 0x88),
+                      _mm512_shuffle_f32x4(c[2 * q], c[2 * q + 1], 0xDD));
+  for (int t = 0; t < 2; t++)
+    g[t] = NKL_R16_OP(_mm512_shuffle_ps(e[2 * t], e[2 * t + 1], 0x44),
+                      _mm512_shuffle_ps(e[2 * t], e[2 * t + 1], 0xEE));
+  const vf r = NKL_R16_OP(_mm512_shuffle_ps(g[0], g[1], 0x88), _mm512_shuffle_ps(g[0], g[1], 0xDD));
+#undef NKL_R16_OP
+  return _mm512_permutexvar_ps(
+      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), r);
+}
+static inline vf vf_reduce_add16(const vf *v) { return nkl__reduce16(v, 0); }
+static inline vf vf_reduce_max_nan16(const vf *v) { return nkl__reduce16(v, 1); }
+
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
 static inline float vf_reduce_add(vf a) {
   const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1));

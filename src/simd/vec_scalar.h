@@ -127,4 +127,16 @@ static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
 }
 
 #undef VF_MAP1
+/* Lane p: vf_reduce_add(v[p]) (resp. vf_reduce_max_nan), as in vec_avx512.h. */
+static inline vf vf_reduce_add16(const vf *v) {
+  float t[VF_LANES];
+  for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_add(v[p]);
+  return vf_load_f32(t);
+}
+static inline vf vf_reduce_max_nan16(const vf *v) {
+  float t[VF_LANES];
+  for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_max_nan(v[p]);
+  return vf_load_f32(t);
+}
+
 #endif
