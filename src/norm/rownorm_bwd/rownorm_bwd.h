@@ -20,6 +20,7 @@ typedef struct rownorm_bwd_args {
    * dw_part + c * n and db_part + c * n (NULL: not wanted), in row order. */
   int64_t chunks;
   float *dw_part, *db_part;
+  int stream; /* write dx with non-temporal stores (dx and its rows aligned) */
 } rownorm_bwd_args;
 
 /* A kernel processes chunks [c0, c1): dx of their rows and their partial sums. */
