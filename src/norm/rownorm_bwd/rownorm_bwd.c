@@ -161,7 +161,7 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
       dw ? part : NULL,
       db ? part + (dw ? chunks * n : 0) : NULL,
       nkl__use_streaming_stores(dx->data, dxrs * (int64_t)nkl_dtype_size(xt),
-                                m * n * (int64_t)nkl_dtype_size(xt), 16 * nkl_dtype_size(xt))};
+                                3 * m * n * (int64_t)nkl_dtype_size(xt), 16 * nkl_dtype_size(xt))};
   const int64_t es = (int64_t)nkl_dtype_size(xt);
   nkl__parallel_range(nkl__threads_for(chunks, 3 * m * n * es), chunks, (nkl_range_fn)k->fn, &a);
   for (int j = 0; j < 2; j++) {
