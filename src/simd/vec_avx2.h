@@ -125,10 +125,8 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
 
 /* Lanes finite with |a| < 464 (see vec_scalar.h): the same encoder here. */
 static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
-/* Four vectors' codes at p, p + 16, p + 32, p + 48 (see vec_avx512.h). */
-static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
-  for (int j = 0; j < 4; j++) vf_store_e4m3_finite(p + 16 * j, y[j]);
-} /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */
+
+/* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */
 static inline void vf_stream_f32(float *p, vf a) {
   _mm256_stream_ps(p, a.lo);
   _mm256_stream_ps(p + 8, a.hi);
@@ -219,18 +217,6 @@ static inline float vf_reduce_add(vf a) {
   const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
   const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
-}
-
-/* Lane p: vf_reduce_add(v[p]) (resp. vf_reduce_max_nan), as in vec_avx512.h. */
-static inline vf vf_reduce_add16(const vf *v) {
-  float t[VF_LANES];
-  for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_add(v[p]);
-  return vf_load_f32(t);
-}
-static inline vf vf_reduce_max_nan16(const vf *v) {
-  float t[VF_LANES];
-  for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_max_nan(v[p]);
-  return vf_load_f32(t);
 }
 
 #endif

@@ -242,6 +242,7 @@ static inline vf nkl__reduce16(const vf *v, int max) {
   return _mm512_permutexvar_ps(
       _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), r);
 }
+#define VF_HAVE_X4_AND_REDUCE16 1 /* vec_common.h has the portable versions */
 static inline vf vf_reduce_add16(const vf *v) { return nkl__reduce16(v, 0); }
 static inline vf vf_reduce_max_nan16(const vf *v) { return nkl__reduce16(v, 1); }
 

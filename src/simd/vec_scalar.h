@@ -78,12 +78,10 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
 /* The same for lanes known to be finite with |a| < 464 (no saturation, no NaN code); the
  * vector shims drop those two steps. */
 static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
-/* Four vectors' codes at p, p + 16, p + 32, p + 48 (see vec_avx512.h). */
-static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
-  for (int j = 0; j < 4; j++) vf_store_e4m3_finite(p + 16 * j, y[j]);
-} /* NaN-propagating running max, PyTorch's max-pool rule `if (x > acc || isnan(x)) acc = x`:
-   * x where x is NaN or x > acc, else acc (so acc's NaN stays, and of equal values the earlier
-   * one, e.g. -0 before +0, is kept). */
+
+/* NaN-propagating running max, PyTorch's max-pool rule `if (x > acc || isnan(x)) acc = x`:
+ * x where x is NaN or x > acc, else acc (so acc's NaN stays, and of equal values the earlier
+ * one, e.g. -0 before +0, is kept). */
 static inline vf vf_max_nan(vf acc, vf x) {
   VF_MAP1((x.v[i] != x.v[i] || x.v[i] > acc.v[i]) ? x.v[i] : acc.v[i]);
 }
@@ -127,16 +125,5 @@ static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
 }
 
 #undef VF_MAP1
-/* Lane p: vf_reduce_add(v[p]) (resp. vf_reduce_max_nan), as in vec_avx512.h. */
-static inline vf vf_reduce_add16(const vf *v) {
-  float t[VF_LANES];
-  for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_add(v[p]);
-  return vf_load_f32(t);
-}
-static inline vf vf_reduce_max_nan16(const vf *v) {
-  float t[VF_LANES];
-  for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_max_nan(v[p]);
-  return vf_load_f32(t);
-}
 
 #endif
