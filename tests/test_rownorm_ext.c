@@ -142,25 +142,25 @@ static nkl_status call(const ec *c, eb *B) {
   nkl_tensor scale = nkl_tensor_make(NKL_F32, 1, &c->m, B->scale);
   const float eps = (float)eps_of(c->op);
   switch (c->op) {
-  case GEMMA: return nkl_gemma_rmsnorm_fwd(&x, &w, eps, &y, &rstd);
-  case FADD_RMS: return nkl_fused_add_rmsnorm_fwd(&x, &res, &w, eps, &y, &ro, &rstd);
-  case FADD_LN: return nkl_fused_add_layernorm_fwd(&x, &res, &w, &b, eps, &y, &ro, &mean, &rstd);
-  case ADALN: {
-    const int64_t shape[2] = {c->m, c->n};
-    nkl_tensor sc = nkl_tensor_make(c->wt, 2, shape, B->w),
-               sh = nkl_tensor_make(c->wt, 2, shape, B->b);
-    return nkl_adalayernorm_fwd(&x, &sc, &sh, eps, &y, &mean, &rstd);
-  }
-  case QK: return nkl_qknorm_fwd(&x, &k, &w, &kw, eps, &y, &ky);
-  case GROUP: {
-    const int64_t shape[2] = {groups(c), c->n};
-    nkl_tensor gw = nkl_tensor_make(c->wt, 2, shape, B->w);
-    return nkl_group_rmsnorm_fwd(&x, &gw, eps, &y, &rstd);
-  }
-  case RMSQ: return nkl_rmsnorm_quant_fwd(&x, &w, eps, 1e-12f, &y, &scale);
-  case LNQ: return nkl_layernorm_quant_fwd(&x, &w, &b, eps, 1e-12f, &y, &scale);
-  case WN: return nkl_weightnorm_fwd(&x, &g, &y, &rstd);
-  default: return NKL_ERR_INTERNAL;
+    case GEMMA: return nkl_gemma_rmsnorm_fwd(&x, &w, eps, &y, &rstd);
+    case FADD_RMS: return nkl_fused_add_rmsnorm_fwd(&x, &res, &w, eps, &y, &ro, &rstd);
+    case FADD_LN: return nkl_fused_add_layernorm_fwd(&x, &res, &w, &b, eps, &y, &ro, &mean, &rstd);
+    case ADALN: {
+      const int64_t shape[2] = {c->m, c->n};
+      nkl_tensor sc = nkl_tensor_make(c->wt, 2, shape, B->w),
+                 sh = nkl_tensor_make(c->wt, 2, shape, B->b);
+      return nkl_adalayernorm_fwd(&x, &sc, &sh, eps, &y, &mean, &rstd);
+    }
+    case QK: return nkl_qknorm_fwd(&x, &k, &w, &kw, eps, &y, &ky);
+    case GROUP: {
+      const int64_t shape[2] = {groups(c), c->n};
+      nkl_tensor gw = nkl_tensor_make(c->wt, 2, shape, B->w);
+      return nkl_group_rmsnorm_fwd(&x, &gw, eps, &y, &rstd);
+    }
+    case RMSQ: return nkl_rmsnorm_quant_fwd(&x, &w, eps, 1e-12f, &y, &scale);
+    case LNQ: return nkl_layernorm_quant_fwd(&x, &w, &b, eps, 1e-12f, &y, &scale);
+    case WN: return nkl_weightnorm_fwd(&x, &g, &y, &rstd);
+    default: return NKL_ERR_INTERNAL;
   }
 }
 
@@ -437,6 +437,21 @@ void f32_fp8e4m3_encode_finite__avx2(const float *src, uint8_t *dst, int64_t n);
 void f32_fp8e4m3_encode_finite__avx512(const float *src, uint8_t *dst, int64_t n);
 #endif
 
+#if defined(__x86_64__)
+/* Runs one ISA's vector encoder over v[0..n) into got (first filled with 0xCC) and checks
+ * every code against want; the first five mismatches are reported. */
+static void check_encoder(void (*enc)(const float *, uint8_t *, int64_t), const char *what,
+                          nkl_isa isa, const float *v, const uint8_t *want, int64_t n,
+                          uint8_t *got) {
+  memset(got, 0xCC, (size_t)n);
+  enc(v, got, n);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (got[i] != want[i] && bad++ < 5)
+      CHECK(false, "%s %s(%a) = %02x, oracle %02x", nkl_isa_name(isa), what, v[i], got[i], want[i]);
+}
+#endif
+
 /* Every bf16 and every f16 value (as f32), plus each of them scaled into the e4m3
  * subnormal range, through every ISA's vector encoder and the public scalar conversion:
  * each code must be the independent oracle's (saturation, ties to even, subnormals, NaN). */
@@ -460,15 +475,8 @@ static void test_fp8_encode_exhaustive(void) {
 #if defined(__x86_64__)
   void (*const enc[3])(const float *, uint8_t *, int64_t) = {
       f32_fp8e4m3_encode__scalar, f32_fp8e4m3_encode__avx2, f32_fp8e4m3_encode__avx512};
-  for (int k = 0; k <= (int)nkl_cpu_isa() && k < 3; k++) {
-    memset(got, 0xCC, (size_t)total);
-    enc[k](v, got, total);
-    bad = 0;
-    for (int64_t i = 0; i < total; i++)
-      if (got[i] != want[i] && bad++ < 5)
-        CHECK(false, "%s encoder(%a) = %02x, oracle %02x", nkl_isa_name((nkl_isa)k), v[i], got[i],
-              want[i]);
-  }
+  for (int k = 0; k <= (int)nkl_cpu_isa() && k < 3; k++)
+    check_encoder(enc[k], "encoder", (nkl_isa)k, v, want, total, got);
   /* the encoder for lanes known finite with |v| < 464 (the quantized norms' common case),
    * on every such value of the set */
   void (*const encf[3])(const float *, uint8_t *, int64_t) = {f32_fp8e4m3_encode_finite__scalar,
@@ -480,15 +488,8 @@ static void test_fp8_encode_exhaustive(void) {
   for (int64_t i = 0; i < total; i++)
     if (isfinite(v[i]) && fabsf(v[i]) < 464.0f) fv[nf] = v[i], fwant[nf++] = want[i];
   CHECK(nf > 100000, "only %lld finite values under 464", (long long)nf);
-  for (int k = 0; k <= (int)nkl_cpu_isa() && k < 3; k++) {
-    memset(got, 0xCC, (size_t)total);
-    encf[k](fv, got, nf);
-    bad = 0;
-    for (int64_t i = 0; i < nf; i++)
-      if (got[i] != fwant[i] && bad++ < 5)
-        CHECK(false, "%s finite encoder(%a) = %02x, oracle %02x", nkl_isa_name((nkl_isa)k), fv[i],
-              got[i], fwant[i]);
-  }
+  for (int k = 0; k <= (int)nkl_cpu_isa() && k < 3; k++)
+    check_encoder(encf[k], "finite encoder", (nkl_isa)k, fv, fwant, nf, got);
   free(fv), free(fwant);
 #endif
   free(v), free(got), free(want);
