@@ -20,6 +20,7 @@ _out = sys.stdout
 sys.stdout = sys.stderr  # stray prints from libraries must not corrupt the protocol
 
 BATCH_BELOW_MS, BATCH_TARGET_MS, SLOW_MS = 0.020, 0.5, 100.0
+COLD_PROBES = 3  # evicted calls deciding the batch length in cold mode (timing.c)
 MAX_INPUT_GB = float(os.environ.get("NKL_TORCH_MAX_GB", "4"))
 
 
@@ -230,9 +231,21 @@ def do_warmup(req):
                 break
     State.row["reduced_" + tier] = reduced
     typical = sorted(est)[len(est) // 2] if est else 1.0
+    # As timing.c: in cold mode the batching decision follows evicted calls, the kind of
+    # call that is timed, not the hot warm-up calls.
+    probe = typical
+    if not req.get("warm") and not reduced and typical < 1.0:
+        cold = []
+        with torch.no_grad():
+            for _ in range(COLD_PROBES):
+                evict()
+                t0 = now_ms()
+                call_tier(tier)
+                cold.append(now_ms() - t0)
+        probe = sorted(cold)[len(cold) // 2]
     batch = 1
-    if typical < BATCH_BELOW_MS:
-        batch = min(10000, int(math.ceil(BATCH_TARGET_MS / max(typical, 1e-5))))
+    if probe < BATCH_BELOW_MS:
+        batch = min(10000, int(math.ceil(BATCH_TARGET_MS / max(probe, 1e-5))))
     return {"batch": batch, "warmup": len(est), "reduced": reduced, "typical_ms": typical}
 
 

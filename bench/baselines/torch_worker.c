@@ -145,6 +145,7 @@ static void tc_warmup(void *p, const time_opts *o, timing *t) {
   cJSON_AddStringToObject(req, "cmd", "warmup");
   cJSON_AddStringToObject(req, "tier", s->tier);
   cJSON_AddNumberToObject(req, "warmup", o->warmup);
+  cJSON_AddBoolToObject(req, "warm", o->warm);
   cJSON *r = call(req);
   if (!r || cJSON_GetObjectItem(r, "error")) {
     t->status = 1;

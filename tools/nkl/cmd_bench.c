@@ -22,7 +22,7 @@ static const char kHelp[] =
     "  Times nkl and every baseline candidate on each selected workload: untimed setup,\n"
     "  --warmup calls, then --samples timed calls with the last-level cache evicted before\n"
     "  each (--warm: no eviction), candidates in the order A B C ... C B A. Calls under\n"
-    "  ~20 us are timed in batches (marked 'batch N'); a call over 100 ms gets 2 warm-up\n"
+    "  ~20 us (cold calls in cold mode) are timed in batches (marked 'batch N'); a call over 100 ms gets 2 warm-up\n"
     "  calls (1 over 1 s) and ~5 s of samples, 2 to 10 (marked 'reduced'). Prints, per workload, our median / min / p90 (ms),\n"
     "  cv, GB/s and GFLOP/s, then each candidate (name, tier, median or the reason it did\n"
     "  not run, and its check against the oracle), the baseline (fastest valid candidate),\n"
