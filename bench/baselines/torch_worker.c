@@ -134,7 +134,7 @@ typedef struct tc_state {
   int row;       /* row serial, to match the worker's state */
   case_info *info;
   char paths[CASE_MAX_ARGS][300];
-  int owner;     /* the eager candidate owns the files */
+  int owner; /* the eager candidate owns the files */
 } tc_state;
 
 static int g_row;
@@ -218,7 +218,8 @@ static void tc_destroy(void *p) {
   free(s);
 }
 
-static void unavailable(bl_candidate *c, const char *name, const char *tier, bl_status st, const char *why) {
+static void unavailable(bl_candidate *c, const char *name, const char *tier, bl_status st,
+                        const char *why) {
   memset(c, 0, sizeof *c);
   snprintf(c->name, sizeof c->name, "%s", name);
   snprintf(c->tier, sizeof c->tier, "%s", tier);
@@ -252,7 +253,8 @@ int torch_candidates(bl_row *row, bl_candidate *c, int max) {
     cJSON_AddStringToObject(t, "dtype", nkl_dtype_name(a->t.dtype));
     double shape[NKL_MAX_RANK];
     size_t bytes = nkl_dtype_size(a->t.dtype);
-    for (int k = 0; k < a->t.rank; k++) shape[k] = (double)a->t.shape[k], bytes *= (size_t)a->t.shape[k];
+    for (int k = 0; k < a->t.rank; k++)
+      shape[k] = (double)a->t.shape[k], bytes *= (size_t)a->t.shape[k];
     cJSON_AddItemToObject(t, "shape", cJSON_CreateDoubleArray(shape, a->t.rank));
     cJSON_AddBoolToObject(t, "output", a->is_output);
     snprintf(own->paths[i], sizeof own->paths[i], "%s/r%d-%s.bin", g_dir, g_row, a->name);
@@ -270,7 +272,8 @@ int torch_candidates(bl_row *row, bl_candidate *c, int max) {
   const cJSON *tiers = r ? cJSON_GetObjectItem(r, "tiers") : NULL;
   char setup_err[240] = "torch worker: setup failed";
   const cJSON *werr = r ? cJSON_GetObjectItem(r, "error") : NULL;
-  if (cJSON_IsString(werr)) snprintf(setup_err, sizeof setup_err, "torch worker: %s", werr->valuestring);
+  if (cJSON_IsString(werr))
+    snprintf(setup_err, sizeof setup_err, "torch worker: %s", werr->valuestring);
   static const char *const kTier[2] = {"eager", "compile"};
   static const char *const kName[2] = {"torch_eager", "torch_compile"};
   static const char *const kTierName[2] = {"framework eager", "compiler"};
@@ -283,7 +286,9 @@ int torch_candidates(bl_row *row, bl_candidate *c, int max) {
     if (!cJSON_IsString(st) || strcmp(st->valuestring, "ok") != 0) {
       const char *sv = cJSON_IsString(st) ? st->valuestring : "error";
       unavailable(b, kName[k], kTierName[k],
-                  strcmp(sv, "unsupported") == 0 ? BL_UNSUPPORTED : strcmp(sv, "unavailable") == 0 ? BL_UNAVAILABLE : BL_ERROR,
+                  strcmp(sv, "unsupported") == 0   ? BL_UNSUPPORTED
+                  : strcmp(sv, "unavailable") == 0 ? BL_UNAVAILABLE
+                                                   : BL_ERROR,
                   cJSON_IsString(why) ? why->valuestring : (r ? setup_err : g_reason));
       continue;
     }
@@ -292,7 +297,8 @@ int torch_candidates(bl_row *row, bl_candidate *c, int max) {
     snprintf(b->tier, sizeof b->tier, "%s", kTierName[k]);
     const cJSON *lab = cJSON_GetObjectItem(ti, "label");
     snprintf(b->label, sizeof b->label, "%s", cJSON_IsString(lab) ? lab->valuestring : "");
-    b->setup_ms = cJSON_GetObjectItem(ti, "setup_ms") ? cJSON_GetObjectItem(ti, "setup_ms")->valuedouble : 0;
+    b->setup_ms =
+        cJSON_GetObjectItem(ti, "setup_ms") ? cJSON_GetObjectItem(ti, "setup_ms")->valuedouble : 0;
     tc_state *s = own;
     if (k == 1) {
       s = calloc(1, sizeof *s);
