@@ -117,14 +117,6 @@ static inline void vf_store_e4m3_finite(uint8_t *p, vf a) {
   nkl__e4m3_store(p, u, nkl__e4m3_magnitude(_mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF))));
 }
 
-/* The 32-bit codes (sign included) of y / s, lanes finite with |y / s| < 464, without a
- * division in the common case. q = y * r with r = RN(1 / s) is within 3 ulps of RN(y / s)
- * (two roundings of 2^-24 each, plus the half ulp of the correct quotient), so the two
- * have the same code unless q lies within a few ulps of a rounding boundary: normal codes
- * round at the 20th bit, so a boundary is a low-20-bit pattern of 0x80000; subnormal codes
- * (|q| < 2^-6, rare after normalization) are not checked. Those vectors (1 in ~1000 for a
- * LayerNorm row) are redone with the division. vdivps costs ~2.4 cycles per vector on Zen 5
- * and was half of the code pass. */
 /* 64 codes from four vectors (vf_store_e4m3_finite of y[0..3] at p, p + 16, ...): the
  * 32-bit codes are packed to bytes with two pack steps and put in order with one vpermd
  * (packing interleaves 4-dword groups: 128-bit lane L holds y0[4L..], y1[4L..], y2[4L..],
@@ -141,6 +133,49 @@ static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
       _mm512_packus_epi16(_mm512_packus_epi32(k[0], k[1]), _mm512_packus_epi32(k[2], k[3]));
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   _mm512_storeu_si512((void *)p, _mm512_permutexvar_epi32(order, bytes));
+}
+
+/* The codes of y[j] / s for four vectors, as vf_store_e4m3_finite_x4 of vf_div(y[j], s)
+ * would store them, without the division; rv = RN(1 / s). Preconditions (the caller's):
+ * s is a normal f32, every y finite and |y / s| <= 448 (1 + 2^-22). Returns 0, storing
+ * nothing, when some lane needs the exact path.
+ *
+ * Math. q0 = RN(y * rv) is within 2^-23 |y / s| of y / s (two roundings of 2^-24 each),
+ * and q = RN(y / s) within half an ulp of it: |q - q0| <= 3 ulps of q0's binade. The e4m3
+ * code is a step function of |q| whose steps, in the normal range, sit at the midpoints
+ * between adjacent e4m3 values: f32 values whose low 20 bits are exactly 0x80000 (never
+ * at a power of two). So q and q0 have the same code unless a midpoint lies within 3 ulps
+ * of q0, i.e. low20(|q0|) is within 3 of 0x80000: those lanes (checked with a margin,
+ * [-8, 7]) and e4m3 subnormals (|q0| < 2^-6, steps of 2^-9 elsewhere) are the exact
+ * path's. Every other lane is rounded half up, which is round-to-nearest-even as it is not
+ * a tie:
+ *   t = |q0| + 0x80008 - (120 << 23);   code = t >> 20   (exponent rebiased 127 -> 7)
+ *   exact path: low20(t) < 16 (a midpoint within [-8, 7] ulps) or t < t(2^-6) (signed).
+ * For rows of normally distributed y, 1 group of 64 lanes in 130 takes the exact path
+ * (mostly for a subnormal code); the division was ~1.2 cycles per vector and the
+ * subnormal step 2 more operations. */
+static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv) {
+  const __m512i m = _mm512_set1_epi32(0x7FFFFFFF), k = _mm512_set1_epi32(0x80008 - (120 << 23));
+  const __m512i low = _mm512_set1_epi32(0xFFFF0);
+  __m512i c[4], tmin = _mm512_set1_epi32(0x7FFFFFFF);
+  __mmask16 near = 0;
+  for (int j = 0; j < 4; j++) {
+    const __m512i u = _mm512_castps_si512(_mm512_mul_ps(y[j], rv));
+    const __m512i t = _mm512_add_epi32(_mm512_and_si512(u, m), k);
+    near |= _mm512_testn_epi32_mask(t, low);
+    tmin = _mm512_min_epi32(tmin, t);
+    /* code | sign: (t >> 20) | ((u >> 24) & 0x80) */
+    c[j] = _mm512_ternarylogic_epi32(_mm512_srli_epi32(t, 20), _mm512_srli_epi32(u, 24),
+                                     _mm512_set1_epi32(0x80), 0xF8);
+  }
+  /* t(2^-6) = 0x3C800000 + k */
+  near |= _mm512_cmplt_epi32_mask(tmin, _mm512_set1_epi32(0x3C800000 + 0x80008 - (120 << 23)));
+  if (near) return 0;
+  const __m512i bytes =
+      _mm512_packus_epi16(_mm512_packus_epi32(c[0], c[1]), _mm512_packus_epi32(c[2], c[3]));
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  _mm512_storeu_si512((void *)p, _mm512_permutexvar_epi32(order, bytes));
+  return 1;
 }
 
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit): they

@@ -104,6 +104,12 @@ static inline __attribute__((always_inline)) void vf_prefetch_share(const void *
 static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
   for (int j = 0; j < 4; j++) vf_store_e4m3_finite(p + 16 * j, y[j]);
 }
+/* The division-free encoder of y / s (see vec_avx512.h) has no portable form: always the
+ * exact path. */
+static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv) {
+  (void)p, (void)y, (void)rv;
+  return 0;
+}
 /* Lane p: vf_reduce_add(v[p]) (resp. vf_reduce_max_nan(v[p])). */
 static inline vf vf_reduce_add16(const vf *v) {
   float t[VF_LANES];
