@@ -8,7 +8,18 @@
 
 #include "testutil.h"
 
-typedef enum { NORMAL, FEW_VALUES, SPECIALS, SORTED_UP, SORTED_DOWN, SCALES, CONSTANT } fill_t;
+/* ROUNDED: normal scores on a 2^-12 grid, a few equal scores per value (ties inside the
+ * survivor sort's small buckets, where the insertion pass must keep index order). */
+typedef enum {
+  NORMAL,
+  FEW_VALUES,
+  SPECIALS,
+  SORTED_UP,
+  SORTED_DOWN,
+  SCALES,
+  ROUNDED,
+  CONSTANT
+} fill_t;
 
 typedef struct {
   int64_t B, S, S_kv, G, k;
@@ -23,18 +34,19 @@ static void fill_scores(float *x, const tcase *c, uint64_t seed) {
   for (int64_t i = 0; i < n; i++) {
     const int64_t r = i / (c->S_kv * c->G), j = (i / c->G) % c->S_kv;
     switch (c->fill) {
-    case FEW_VALUES: x[i] = (float)(nkl_rand_u64(&s) % 5) - 2.0f; break;
-    case SPECIALS: {
-      const uint64_t u = nkl_rand_u64(&s) % 16;
-      const float v[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, -NAN};
-      if (u < 6) x[i] = v[u];
-      break;
-    }
-    case SORTED_UP: x[i] = (float)j; break;
-    case SORTED_DOWN: x[i] = -(float)j; break;
-    case SCALES: x[i] *= (r % 3 == 0) ? 1e6f : (r % 3 == 1) ? 1e-6f : -1.0f; break;
-    case CONSTANT: x[i] = 0.5f; break;
-    default: break;
+      case FEW_VALUES: x[i] = (float)(nkl_rand_u64(&s) % 5) - 2.0f; break;
+      case SPECIALS: {
+        const uint64_t u = nkl_rand_u64(&s) % 16;
+        const float v[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, -NAN};
+        if (u < 6) x[i] = v[u];
+        break;
+      }
+      case SORTED_UP: x[i] = (float)j; break;
+      case SORTED_DOWN: x[i] = -(float)j; break;
+      case SCALES: x[i] *= (r % 3 == 0) ? 1e6f : (r % 3 == 1) ? 1e-6f : -1.0f; break;
+      case ROUNDED: x[i] = ldexpf(rintf(ldexpf(x[i], 12)), -12); break;
+      case CONSTANT: x[i] = 0.5f; break;
+      default: break;
     }
   }
 }
