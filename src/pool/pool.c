@@ -231,8 +231,10 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   a.tap_mode = adaptive || (Dl[2] == 1 && cost_taps < cost_out);
   a.stride = S[2], a.k = K[2], a.dil = Dl[2], a.pad = a.tap_mode ? 0 : P[2];
   const int64_t need_v = a.pad + (a.w.in + 15) / 16 * 16 + 16;
-  /* strided loads may read up to 16 * stride + 15 floats past their first lane */
-  const int64_t need_h = a.tap_mode ? 0 : (OWr + 1) * a.stride + (a.k - 1) * a.dil + 16;
+  /* strided loads may read up to 16 * stride + 15 floats past their first lane; the phase
+   * split of the vector after the last one reads tmp up to (OWr + 16) * stride */
+  int64_t need_h = a.tap_mode ? 0 : (OWr + 1) * a.stride + (a.k - 1) * a.dil + 16;
+  if (!a.tap_mode && need_h < (OWr + 16) * a.stride) need_h = (OWr + 16) * a.stride;
   a.tmp_len = (need_v > need_h ? need_v : need_h) + 16;
 
   /* Global: one output whose window covers each axis exactly once, step 1. */

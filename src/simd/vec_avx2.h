@@ -170,6 +170,46 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   return vf_make(_mm256_i32gather_ps(p, idx, 4), _mm256_i32gather_ps(p + 8 * s, idx, 4));
 }
 
+/* Odd lanes of p[0..15] (as nkl__even8). */
+static inline __m256 nkl__odd8(const float *p) {
+  const __m256 o = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0xDD);
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8));
+}
+/* Phase r of the s-way split of p[0 .. 16 s) (see vec_scalar.h): even/odd shuffles for
+ * s = 2, else gathers. */
+static inline vf vf_load_phase_f32(const float *p, int s, int r) {
+  if (s == 1) return vf_load_f32(p);
+  if (s == 2)
+    return r ? vf_make(nkl__odd8(p), nkl__odd8(p + 16))
+             : vf_make(nkl__even8(p), nkl__even8(p + 16));
+  const __m256i idx =
+      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s));
+  return vf_make(_mm256_i32gather_ps(p + r, idx, 4), _mm256_i32gather_ps(p + 8 * s + r, idx, 4));
+}
+/* Lanes x[n..7] then y[0..n-1] (0 < n < 8): the middle 128 bits t = x[4..7] y[0..3] and a
+ * byte align per 128-bit half, of (t, x) for n <= 4, of (y, t) above. */
+static inline __m256 nkl__shift8(__m256 x, __m256 y, int n) {
+  const __m256i t = _mm256_castps_si256(_mm256_permute2f128_ps(x, y, 0x21));
+  const __m256i xi = _mm256_castps_si256(x), yi = _mm256_castps_si256(y);
+  switch (n) {
+    case 1: return _mm256_castsi256_ps(_mm256_alignr_epi8(t, xi, 4));
+    case 2: return _mm256_castsi256_ps(_mm256_alignr_epi8(t, xi, 8));
+    case 3: return _mm256_castsi256_ps(_mm256_alignr_epi8(t, xi, 12));
+    case 4: return _mm256_castsi256_ps(t);
+    case 5: return _mm256_castsi256_ps(_mm256_alignr_epi8(yi, t, 4));
+    case 6: return _mm256_castsi256_ps(_mm256_alignr_epi8(yi, t, 8));
+    default: return _mm256_castsi256_ps(_mm256_alignr_epi8(yi, t, 12));
+  }
+}
+/* The 16 lanes starting n lanes into a, continued by b (see vec_scalar.h). */
+static inline vf vf_shift_in(vf a, vf b, int n) {
+  if (n == 0) return a;
+  if (n < 8) return vf_make(nkl__shift8(a.lo, a.hi, n), nkl__shift8(a.hi, b.lo, n));
+  if (n == 8) return vf_make(a.hi, b.lo);
+  if (n < 16) return vf_make(nkl__shift8(a.hi, b.lo, n - 8), nkl__shift8(b.lo, b.hi, n - 8));
+  return b;
+}
+
 /* vf_max_nan over the lanes by the fixed tree of vec_scalar.h. */
 static inline __m128 nkl__max_nan4(__m128 acc, __m128 x) {
   return _mm_blendv_ps(_mm_max_ps(x, acc), x, _mm_cmpunord_ps(x, x));

@@ -217,6 +217,46 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   return _mm512_i32gather_ps(_mm512_mullo_epi32(iota, _mm512_set1_epi32((int)s)), p, 4);
 }
 
+/* Phase r of the s-way split of p[0 .. 16 s) (see vec_scalar.h; s and r compile-time
+ * constants). s = 2: one two-source permute. s = 3: lanes with 3i + r < 32 by a two-source
+ * permute of the first two vectors, the others by a masked permute of the third with the
+ * same index (vpermt2ps reads its low 5 bits, vpermps its low 4, and 3i + r - 32 = 3i + r
+ * mod 16). s = 4: two rounds of even/odd splits; the first round is the same for every
+ * phase (the compiler computes it once), so the 4 phases take 8 permutes, not 12. */
+static inline vf vf_load_phase_f32(const float *p, int s, int r) {
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i ev = _mm512_add_epi32(iota, iota), od = _mm512_add_epi32(ev, _mm512_set1_epi32(1));
+  if (s == 1) return _mm512_loadu_ps(p);
+  if (s == 2)
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), r ? od : ev, _mm512_loadu_ps(p + 16));
+  if (s == 3) {
+    const __m512i idx = _mm512_add_epi32(_mm512_add_epi32(ev, iota), _mm512_set1_epi32(r));
+    const __mmask16 from_c = (__mmask16)(0xFFFFu << ((34 - r) / 3)); /* 3i + r >= 32 */
+    const __m512 ab = _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
+    return _mm512_mask_permutexvar_ps(ab, from_c, idx, _mm512_loadu_ps(p + 32));
+  }
+  const __m512i first = r & 1 ? od : ev, second = r & 2 ? od : ev;
+  return _mm512_permutex2var_ps(
+      _mm512_permutex2var_ps(_mm512_loadu_ps(p), first, _mm512_loadu_ps(p + 16)), second,
+      _mm512_permutex2var_ps(_mm512_loadu_ps(p + 32), first, _mm512_loadu_ps(p + 48)));
+}
+/* The 16 lanes starting n lanes into a, continued by b (see vec_scalar.h): one valignd. */
+static inline vf vf_shift_in(vf a, vf b, int n) {
+  const __m512i x = _mm512_castps_si512(a), y = _mm512_castps_si512(b);
+  switch (n) {
+#define NKL_SHIFT_IN(n) \
+  case n: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, n));
+    NKL_SHIFT_IN(1)
+    NKL_SHIFT_IN(2)
+    NKL_SHIFT_IN(3) NKL_SHIFT_IN(4) NKL_SHIFT_IN(5) NKL_SHIFT_IN(6) NKL_SHIFT_IN(7) NKL_SHIFT_IN(8)
+        NKL_SHIFT_IN(9) NKL_SHIFT_IN(10) NKL_SHIFT_IN(11) NKL_SHIFT_IN(12) NKL_SHIFT_IN(13)
+            NKL_SHIFT_IN(14) NKL_SHIFT_IN(15)
+#undef NKL_SHIFT_IN
+                case 16 : return b;
+    default: return a;
+  }
+}
+
 /* vf_max_nan over the lanes by the fixed tree of vec_scalar.h. */
 static inline __m128 nkl__max_nan4(__m128 acc, __m128 x) {
   return _mm_blendv_ps(_mm_max_ps(x, acc), x, _mm_cmpunord_ps(x, x));

@@ -93,6 +93,14 @@ static inline vf vf_canon_nan(vf a) {
 /* Lanes p[0], p[s], ..., p[15 s] for 1 <= s < 2^26. Other ISAs may read further, up to
  * p[16 s + 15] (full vectors around the lanes); callers keep that memory valid. */
 static inline vf vf_load_strided_f32(const float *p, int64_t s) { VF_MAP1(p[i * s]); }
+/* Phase ph of the s-way split of p[0 .. 16 s) (0 <= ph < s <= 4): lane i is p[s i + ph].
+ * Other ISAs may read all of p[0 .. 16 s). */
+static inline vf vf_load_phase_f32(const float *p, int s, int ph) { VF_MAP1(p[s * i + ph]); }
+/* The 16 lanes starting n lanes into a, continued by b (0 <= n <= 16): lane i is a[i + n]
+ * for i + n < 16, else b[i + n - 16]. n is a compile-time constant at every call site. */
+static inline vf vf_shift_in(vf a, vf b, int n) {
+  VF_MAP1(i + n < VF_LANES ? a.v[i + n] : b.v[i + n - VF_LANES]);
+}
 
 /* vf_max_nan over the lanes by the fixed tree (i, i+8), (i, i+4), (i, i+2), (i, i+1), lane
  * i as the running value and lane i+w as the new one. */
