@@ -36,8 +36,8 @@ typedef struct pool_args {
   int tap_mode;
   int global; /* one output per plane, window = the whole plane (see pool_global) */
   int64_t stride, k, dil, pad;
-  int64_t tmp_len;  /* floats of one row buffer; each thread has two */
-  float *scratch;   /* two tmp_len row buffers per thread */
+  int64_t tmp_len;  /* floats of one row buffer (a multiple of 16); each thread has two */
+  float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
   atomic_int *slot; /* the next free slice */
 } pool_args;
 
