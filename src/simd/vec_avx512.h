@@ -244,15 +244,22 @@ static inline vf vf_load_phase_f32(const float *p, int s, int r) {
 static inline vf vf_shift_in(vf a, vf b, int n) {
   const __m512i x = _mm512_castps_si512(a), y = _mm512_castps_si512(b);
   switch (n) {
-#define NKL_SHIFT_IN(n) \
-  case n: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, n));
-    NKL_SHIFT_IN(1)
-    NKL_SHIFT_IN(2)
-    NKL_SHIFT_IN(3) NKL_SHIFT_IN(4) NKL_SHIFT_IN(5) NKL_SHIFT_IN(6) NKL_SHIFT_IN(7) NKL_SHIFT_IN(8)
-        NKL_SHIFT_IN(9) NKL_SHIFT_IN(10) NKL_SHIFT_IN(11) NKL_SHIFT_IN(12) NKL_SHIFT_IN(13)
-            NKL_SHIFT_IN(14) NKL_SHIFT_IN(15)
-#undef NKL_SHIFT_IN
-                case 16 : return b;
+    case 1: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 1));
+    case 2: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 2));
+    case 3: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 3));
+    case 4: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 4));
+    case 5: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 5));
+    case 6: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 6));
+    case 7: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 7));
+    case 8: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 8));
+    case 9: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 9));
+    case 10: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 10));
+    case 11: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 11));
+    case 12: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 12));
+    case 13: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 13));
+    case 14: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 14));
+    case 15: return _mm512_castsi512_ps(_mm512_alignr_epi32(y, x, 15));
+    case 16: return b;
     default: return a;
   }
 }
