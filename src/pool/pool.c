@@ -8,30 +8,39 @@
 
 #define DECL_OP(pfx, op, isa) \
   void pfx##_f32acc_##op##__##isa(const void *a, int64_t p0, int64_t p1);
-#define DECL_DT(pfx, dt)                                          \
-  DECL_OP(pfx, maxpool_fwd, scalar)                               \
-  DECL_OP(pfx, avgpool_fwd, scalar)                               \
-  DECL_OP(pfx, maxpool_fwd, avx2) DECL_OP(pfx, avgpool_fwd, avx2) \
-      DECL_OP(pfx, maxpool_fwd, avx512) DECL_OP(pfx, avgpool_fwd, avx512)
+#define DECL_DT(pfx, dt)                                            \
+  DECL_OP(pfx, maxpool_fwd, scalar)                                 \
+  DECL_OP(pfx, avgpool_fwd, scalar)                                 \
+  DECL_OP(pfx, maxpool_fwd, avx2)                                   \
+  DECL_OP(pfx, avgpool_fwd, avx2) DECL_OP(pfx, maxpool_fwd, avx512) \
+      DECL_OP(pfx, avgpool_fwd, avx512)
 NKL_POOL_DTYPES(DECL_DT)
+DECL_OP(bf16, maxpool_fwd, avx512bf16)
+DECL_OP(bf16, avgpool_fwd, avx512bf16)
 
 #define KEY(dt, kind) ((int)(dt)*2 + (int)(kind))
 #define ENTRY(pfx, op, isa, level, dt, kind) \
   {#pfx "_f32acc_" #op "__" #isa, level, KEY(dt, kind), (void (*)(void))pfx##_f32acc_##op##__##isa},
-/* Ordered best first, scalar last. AVX-512-BF16 adds nothing (no dot products here). */
+/* Ordered best first, scalar last. AVX-512-BF16 only rounds bf16 outputs (vcvtneps2bf16
+ * instead of seven integer operations per vector). */
 #if defined(__x86_64__)
+#define BF16_ENTRIES                                                           \
+  ENTRY(bf16, maxpool_fwd, avx512bf16, NKL_ISA_AVX512BF16, NKL_BF16, POOL_MAX) \
+  ENTRY(bf16, avgpool_fwd, avx512bf16, NKL_ISA_AVX512BF16, NKL_BF16, POOL_AVG)
 #define X86(pfx, dt)                                            \
   ENTRY(pfx, maxpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_MAX) \
   ENTRY(pfx, avgpool_fwd, avx512, NKL_ISA_AVX512, dt, POOL_AVG) \
   ENTRY(pfx, maxpool_fwd, avx2, NKL_ISA_AVX2, dt, POOL_MAX)     \
   ENTRY(pfx, avgpool_fwd, avx2, NKL_ISA_AVX2, dt, POOL_AVG)
 #else
+#define BF16_ENTRIES
 #define X86(pfx, dt)
 #endif
 #define SCALAR(pfx, dt)                                         \
   ENTRY(pfx, maxpool_fwd, scalar, NKL_ISA_SCALAR, dt, POOL_MAX) \
   ENTRY(pfx, avgpool_fwd, scalar, NKL_ISA_SCALAR, dt, POOL_AVG)
-static const nkl_kernel_entry kKernels[] = {NKL_POOL_DTYPES(X86) NKL_POOL_DTYPES(SCALAR)};
+static const nkl_kernel_entry kKernels[] = {BF16_ENTRIES NKL_POOL_DTYPES(X86)
+                                                NKL_POOL_DTYPES(SCALAR)};
 
 enum { kMaxParam = 1 << 26 }; /* keeps every tap offset of a 16-lane gather in int32 */
 enum { kPad = 32 };           /* table slack for 16-lane loads past the last output */
