@@ -26,16 +26,16 @@ static nkl_status call(const pcase *c, const void *x, void *y) {
   nkl_tensor tx = nkl_tensor_make(c->dt, c->q.nsp + 2, xs, (void *)x);
   nkl_tensor ty = nkl_tensor_make(c->dt, c->q.nsp + 2, ys, y);
   switch (c->kind) {
-  case MAXP:
-    return c->q.nsp == 1   ? nkl_maxpool1d_fwd(&tx, &c->p, &ty)
-           : c->q.nsp == 2 ? nkl_maxpool2d_fwd(&tx, &c->p, &ty)
-                           : nkl_maxpool3d_fwd(&tx, &c->p, &ty);
-  case AVGP:
-    return c->q.nsp == 1   ? nkl_avgpool1d_fwd(&tx, &c->p, &ty)
-           : c->q.nsp == 2 ? nkl_avgpool2d_fwd(&tx, &c->p, &ty)
-                           : nkl_avgpool3d_fwd(&tx, &c->p, &ty);
-  case AMAXP: return nkl_adaptive_maxpool2d_fwd(&tx, &ty);
-  default: return nkl_adaptive_avgpool2d_fwd(&tx, &ty);
+    case MAXP:
+      return c->q.nsp == 1   ? nkl_maxpool1d_fwd(&tx, &c->p, &ty)
+             : c->q.nsp == 2 ? nkl_maxpool2d_fwd(&tx, &c->p, &ty)
+                             : nkl_maxpool3d_fwd(&tx, &c->p, &ty);
+    case AVGP:
+      return c->q.nsp == 1   ? nkl_avgpool1d_fwd(&tx, &c->p, &ty)
+             : c->q.nsp == 2 ? nkl_avgpool2d_fwd(&tx, &c->p, &ty)
+                             : nkl_avgpool3d_fwd(&tx, &c->p, &ty);
+    case AMAXP: return nkl_adaptive_maxpool2d_fwd(&tx, &ty);
+    default: return nkl_adaptive_avgpool2d_fwd(&tx, &ty);
   }
 }
 
@@ -182,7 +182,8 @@ static void test_specials(void) {
 }
 
 /* Fixed cases: widths around the 16-lane vector and both W modes, ceil mode with and without
- * padding, the window past the right padding (ceil), global windows. */
+ * padding, the window past the right padding (ceil), global windows; as 2-d pools and as 1-d
+ * ones (a single tap row: the compiled windows read x directly between the row's ends). */
 static void test_edges(void) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
@@ -191,20 +192,30 @@ static void test_edges(void) {
     nkl_set_max_isa(isas[k]);
     for (size_t j = 0; j < sizeof kW / sizeof kW[0]; j++)
       for (int kind = MAXP; kind <= AVGP; kind++)
-        for (int v = 0; v < 5; v++) {
+        for (int v = 0; v < 16; v++) {
           pcase c;
           memset(&c, 0, sizeof c);
           c.kind = (kind_t)kind, c.dt = kDt[(j + (size_t)v) % 3], c.n = 2, c.c = 3, c.q.nsp = 2;
           c.q.in[0] = 5, c.q.k[0] = 3, c.q.s[0] = 2, c.q.p[0] = 1, c.q.d[0] = 1;
           c.q.in[1] = kW[j], c.q.d[1] = 1;
-          switch (v) {
-          case 0: c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 1; break; /* resnet stem */
-          case 1: c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 0, c.q.ceil_mode = 1; break; /* alexnet */
-          case 2: c.q.k[1] = 4, c.q.s[1] = 3, c.q.p[1] = 2, c.q.ceil_mode = 1; break;
-          case 3: c.q.k[1] = kW[j], c.q.s[1] = 1, c.q.p[1] = 0; break; /* global: tap mode */
-          default: c.q.k[1] = 2, c.q.s[1] = 1, c.q.p[1] = 1, c.q.count_include_pad = 1; break;
+          switch (v % 8) {
+            case 0: c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 1; break; /* resnet stem */
+            case 1:
+              c.q.k[1] = 3, c.q.s[1] = 2, c.q.p[1] = 0, c.q.ceil_mode = 1;
+              break; /* alexnet */
+            case 2: c.q.k[1] = 4, c.q.s[1] = 3, c.q.p[1] = 2, c.q.ceil_mode = 1; break;
+            case 3: c.q.k[1] = kW[j], c.q.s[1] = 1, c.q.p[1] = 0; break; /* global: tap mode */
+            case 4: c.q.k[1] = 2, c.q.s[1] = 1, c.q.p[1] = 1, c.q.count_include_pad = 1; break;
+            case 5: c.q.k[1] = 4, c.q.s[1] = 2, c.q.p[1] = 1, c.q.ceil_mode = 1; break;
+            case 6: c.q.k[1] = 5, c.q.s[1] = 4, c.q.p[1] = 2, c.q.count_include_pad = 1; break;
+            default: c.q.k[1] = 3, c.q.s[1] = 3, c.q.p[1] = 0; break;
           }
-          if (v == 4 && kind == MAXP) c.q.d[1] = 2;
+          if (v % 8 == 4 && kind == MAXP) c.q.d[1] = 2;
+          if (v % 8 == 7 && kind == MAXP) c.q.k[1] = 5, c.q.s[1] = 2, c.q.p[1] = 2, c.q.d[1] = 2;
+          if (v >= 8) { /* the same W axis as a 1-d pool */
+            c.q.nsp = 1, c.q.in[0] = c.q.in[1], c.q.k[0] = c.q.k[1], c.q.s[0] = c.q.s[1];
+            c.q.p[0] = c.q.p[1], c.q.d[0] = c.q.d[1];
+          }
           if (!finish(&c)) continue;
           run(&c, PLAIN, 40 + j, "edge");
           run(&c, SPECIALS, 41 + j, "edge-nan");
@@ -269,6 +280,44 @@ static void test_nan_positions(void) {
         }
       }
     }
+  }
+}
+
+/* Zeros keep PyTorch's signs: an average of -0 taps is +0 (its sum starts at +0), a max
+ * of -0 taps is -0; in 1-d pools (taps read from x directly) and 2-d ones (through the
+ * vertical pass), every dtype and ISA. */
+static void test_signed_zeros(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (int d = 0; d < 3; d++)
+      for (int kind = MAXP; kind <= AVGP; kind++)
+        for (int nsp = 1; nsp <= 2; nsp++) {
+          pcase c;
+          memset(&c, 0, sizeof c);
+          c.kind = (kind_t)kind, c.dt = kDt[d], c.n = 1, c.c = 3, c.q.nsp = nsp;
+          for (int i = 0; i < nsp; i++)
+            c.q.in[i] = i == nsp - 1 ? 100 : 4, c.q.k[i] = 4, c.q.s[i] = 2, c.q.p[i] = 1,
+            c.q.d[i] = 1;
+          c.q.ceil_mode = 1;
+          CHECK(finish(&c), "signed zero case");
+          const int64_t n = c.c * prod(c.q.in, nsp), m = c.c * prod(c.q.out, nsp);
+          void *x = tu_alloc((size_t)n * nkl_dtype_size(c.dt)),
+               *y = tu_alloc((size_t)m * nkl_dtype_size(c.dt));
+          for (int64_t i = 0; i < n; i++) nkl_set(x, c.dt, i, -0.0);
+          CHECK_STATUS(call(&c, x, y), NKL_OK);
+          int64_t bad = 0;
+          for (int64_t i = 0; i < m; i++) {
+            const double v = nkl_get(y, c.dt, i);
+            bad += v != 0.0 || (signbit(v) != 0) != (kind == MAXP);
+          }
+          CHECK(bad == 0, "%s %s%dd %s: %lld of %lld outputs are not %s0", nkl_isa_name(isas[k]),
+                kKindName[kind], nsp, nkl_dtype_name(c.dt), (long long)bad, (long long)m,
+                kind == MAXP ? "-" : "+");
+          tu_free(x);
+          tu_free(y);
+        }
   }
 }
 
@@ -481,6 +530,7 @@ int main(void) {
   tu_run("nan_in_every_lane_and_tail", test_nan_positions);
   tu_run("global_windows", test_global_windows);
   tu_run("catalog_parameter_sets", test_catalog_shapes);
+  tu_run("signed_zeros", test_signed_zeros);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
   tu_run("bad_input", test_bad_input);

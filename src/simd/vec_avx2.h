@@ -186,6 +186,21 @@ static inline vf vf_load_phase_f32(const float *p, int s, int r) {
       _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s));
   return vf_make(_mm256_i32gather_ps(p + r, idx, 4), _mm256_i32gather_ps(p + 8 * s + r, idx, 4));
 }
+/* The same split of the 16 s lanes a, b, c, d in that order: shuffles of the registers for
+ * s <= 2; s = 3, 4 go through memory and the gathers (not on a hot path). */
+static inline vf vf_phase(vf a, vf b, vf c, vf d, int s, int r) {
+  if (s == 1) return a;
+  if (s == 2) {
+    const int sel = r ? 0xDD : 0x88;
+    const __m256 lo = _mm256_shuffle_ps(a.lo, a.hi, sel), hi = _mm256_shuffle_ps(b.lo, b.hi, sel);
+    return vf_make(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(lo), 0xD8)),
+                   _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(hi), 0xD8)));
+  }
+  _Alignas(32) float t[4 * VF_LANES];
+  const vf v[4] = {a, b, c, d};
+  for (int j = 0; j < s; j++) vf_store_f32(t + j * VF_LANES, v[j]);
+  return vf_load_phase_f32(t, s, r);
+}
 /* Lanes x[n..7] then y[0..n-1] (0 < n < 8): the middle 128 bits t = x[4..7] y[0..3] and a
  * byte align per 128-bit half, of (t, x) for n <= 4, of (y, t) above. */
 static inline __m256 nkl__shift8(__m256 x, __m256 y, int n) {

@@ -217,28 +217,39 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   return _mm512_i32gather_ps(_mm512_mullo_epi32(iota, _mm512_set1_epi32((int)s)), p, 4);
 }
 
-/* Phase r of the s-way split of p[0 .. 16 s) (see vec_scalar.h; s and r compile-time
- * constants). s = 2: one two-source permute. s = 3: lanes with 3i + r < 32 by a two-source
- * permute of the first two vectors, the others by a masked permute of the third with the
+/* Phase r of the s-way split of the 16 s lanes a, b, c, d (see vec_scalar.h; s and r
+ * compile-time constants). s = 2: one two-source permute. s = 3: lanes with 3i + r < 32 by a
+ * two-source permute of the first two vectors, the others by a masked permute of the third with the
  * same index (vpermt2ps reads its low 5 bits, vpermps its low 4, and 3i + r - 32 = 3i + r
  * mod 16). s = 4: two rounds of even/odd splits; the first round is the same for every
  * phase (the compiler computes it once), so the 4 phases take 8 permutes, not 12. */
-static inline vf vf_load_phase_f32(const float *p, int s, int r) {
+static inline vf vf_phase(vf a, vf b, vf c, vf d, int s, int r) {
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i ev = _mm512_add_epi32(iota, iota), od = _mm512_add_epi32(ev, _mm512_set1_epi32(1));
-  if (s == 1) return _mm512_loadu_ps(p);
-  if (s == 2)
-    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), r ? od : ev, _mm512_loadu_ps(p + 16));
+  if (s == 1) return a;
+  if (s == 2) return _mm512_permutex2var_ps(a, r ? od : ev, b);
   if (s == 3) {
     const __m512i idx = _mm512_add_epi32(_mm512_add_epi32(ev, iota), _mm512_set1_epi32(r));
     const __mmask16 from_c = (__mmask16)(0xFFFFu << ((34 - r) / 3)); /* 3i + r >= 32 */
-    const __m512 ab = _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
-    return _mm512_mask_permutexvar_ps(ab, from_c, idx, _mm512_loadu_ps(p + 32));
+    return _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(a, idx, b), from_c, idx, c);
   }
   const __m512i first = r & 1 ? od : ev, second = r & 2 ? od : ev;
-  return _mm512_permutex2var_ps(
-      _mm512_permutex2var_ps(_mm512_loadu_ps(p), first, _mm512_loadu_ps(p + 16)), second,
-      _mm512_permutex2var_ps(_mm512_loadu_ps(p + 32), first, _mm512_loadu_ps(p + 48)));
+  return _mm512_permutex2var_ps(_mm512_permutex2var_ps(a, first, b), second,
+                                _mm512_permutex2var_ps(c, first, d));
+}
+/* The same split of p[0 .. 16 s). */
+static inline vf vf_load_phase_f32(const float *p, int s, int r) {
+  const vf a = _mm512_loadu_ps(p);
+  return vf_phase(a, s > 1 ? _mm512_loadu_ps(p + 16) : a, s > 2 ? _mm512_loadu_ps(p + 32) : a,
+                  s > 3 ? _mm512_loadu_ps(p + 48) : a, s, r);
+}
+/* Phase r of the 2-way split of bf16 p[0 .. 32) as f32: one load, as a bf16 pair per 32-bit
+ * lane is (even, odd) = (low half, high half), and a bf16 is the high half of its f32. */
+#define VF_HAVE_PHASE2_BF16 1
+static inline vf vf_phase2_bf16(const uint16_t *p, int r) {
+  const __m512i v = _mm512_loadu_si512(p);
+  return _mm512_castsi512_ps(r ? _mm512_and_si512(v, _mm512_set1_epi32((int)0xFFFF0000u))
+                               : _mm512_slli_epi32(v, 16));
 }
 /* The 16 lanes starting n lanes into a, continued by b (see vec_scalar.h): one valignd. */
 static inline vf vf_shift_in(vf a, vf b, int n) {

@@ -63,6 +63,21 @@ static inline void *vf_at_mut(void *p, nkl_dtype dt, int64_t i) {
   return (char *)p + i * (int64_t)vf_esize(dt);
 }
 
+/* Phase r of the s-way split of p[0 .. 16 s) of dtype dt, as f32 (lane i is p[s i + r];
+ * see vf_phase): f32 through vf_load_phase_f32, others converted then split (bf16 with s = 2
+ * by the shim's one-load split where it has one). */
+static inline __attribute__((always_inline)) vf vf_load_phase(const void *p, nkl_dtype dt, int s,
+                                                              int r) {
+  if (dt == NKL_F32) return vf_load_phase_f32((const float *)p, s, r);
+#ifdef VF_HAVE_PHASE2_BF16
+  if (dt == NKL_BF16 && s == 2) return vf_phase2_bf16((const uint16_t *)p, r);
+#endif
+  const vf a = vf_load(p, dt);
+  return vf_phase(a, s > 1 ? vf_load(vf_at(p, dt, VF_LANES), dt) : a,
+                  s > 2 ? vf_load(vf_at(p, dt, 2 * VF_LANES), dt) : a,
+                  s > 3 ? vf_load(vf_at(p, dt, 3 * VF_LANES), dt) : a, s, r);
+}
+
 /* Software prefetch for streaming reads. On two cores the hardware prefetchers keep too few
  * DRAM reads in flight to reach the bandwidth plateau: a 2-thread read of a 128 MiB buffer
  * ran at 33-37 GB/s without and 46-48 GB/s with a prefetch 2-8 KiB ahead of the loads, and

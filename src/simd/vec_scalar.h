@@ -96,6 +96,12 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) { VF_MAP1(p[i * 
 /* Phase ph of the s-way split of p[0 .. 16 s) (0 <= ph < s <= 4): lane i is p[s i + ph].
  * Other ISAs may read all of p[0 .. 16 s). */
 static inline vf vf_load_phase_f32(const float *p, int s, int ph) { VF_MAP1(p[s * i + ph]); }
+/* The same split of the 16 s lanes of a, b, c, d in that order (vectors past the s-th are
+ * not read): lane i is lane s i + ph of the concatenation. */
+static inline vf vf_phase(vf a, vf b, vf c, vf d, int s, int ph) {
+  const vf *v[4] = {&a, &b, &c, &d};
+  VF_MAP1(v[(s * i + ph) / VF_LANES]->v[(s * i + ph) % VF_LANES]);
+}
 /* The 16 lanes starting n lanes into a, continued by b (0 <= n <= 16): lane i is a[i + n]
  * for i + n < 16, else b[i + n - 16]. n is a compile-time constant at every call site. */
 static inline vf vf_shift_in(vf a, vf b, int n) {
