@@ -57,9 +57,7 @@ static inline __m256i nkl__f32x16_to_bf16_int(vf a) {
  * treats subnormal inputs as zero. Lanes holding a subnormal (rare) are redone with the
  * integer path, so results stay identical to every other ISA. 30% faster row norms. */
 static inline void vf_store_bf16(uint16_t *p, vf a) {
-  const __m512i u = _mm512_castps_si512(a);
-  const __mmask16 sub = _mm512_mask_test_epi32_mask(
-      _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7F800000)), u, _mm512_set1_epi32(0x007FFFFF));
+  const __mmask16 sub = _mm512_fpclass_ps_mask(a, 0x20); /* class 0x20: subnormal */
   __m256i r = (__m256i)_mm512_cvtneps_pbh(a);
   if (__builtin_expect(sub != 0, 0))
     r = _mm256_mask_blend_epi16(sub, r, nkl__f32x16_to_bf16_int(a));
