@@ -283,6 +283,31 @@ static void test_nan_positions(void) {
   }
 }
 
+/* The kernels read each output row's D/H tap rows from a table planned per call, except
+ * when a window has over 32 tap rows or the table would pass 1 MiB (20000 output rows
+ * here): then they list them per row; both against the oracle, every ISA and dtype. */
+static void test_tap_row_lists(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (int d = 0; d < 3; d++)
+      for (int kind = MAXP; kind <= AVGP; kind++)
+        for (int v = 0; v < 2; v++) {
+          pcase c;
+          memset(&c, 0, sizeof c);
+          c.kind = (kind_t)kind, c.dt = kDt[d], c.n = 1, c.c = 2, c.q.nsp = 3;
+          const int64_t in[2][3] = {{100, 200, 9}, {3, 40, 21}}, kk[2][3] = {{1, 1, 2}, {2, 17, 3}};
+          for (int i = 0; i < 3; i++)
+            c.q.in[i] = in[v][i], c.q.k[i] = kk[v][i], c.q.s[i] = 2 - (i < 2 && v == 0),
+            c.q.p[i] = i == 2, c.q.d[i] = 1;
+          c.q.ceil_mode = 1;
+          CHECK(finish(&c), "tap row case %d", v);
+          run(&c, SPECIALS, 70 + (uint64_t)v, v ? "34 tap rows" : "20000 output rows");
+        }
+  }
+}
+
 /* Zeros keep PyTorch's signs: an average of -0 taps is +0 (its sum starts at +0), a max
  * of -0 taps is -0; in 1-d pools (taps read from x directly) and 2-d ones (through the
  * vertical pass), every dtype and ISA. */
@@ -531,6 +556,7 @@ int main(void) {
   tu_run("global_windows", test_global_windows);
   tu_run("catalog_parameter_sets", test_catalog_shapes);
   tu_run("signed_zeros", test_signed_zeros);
+  tu_run("tap_row_lists", test_tap_row_lists);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
   tu_run("bad_input", test_bad_input);

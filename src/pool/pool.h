@@ -36,6 +36,12 @@ typedef struct pool_args {
   int tap_mode;
   int global; /* one output per plane, window = the whole plane (see pool_global) */
   int64_t stride, k, dil, pad;
+  /* Per output row (od, oh), when planned (else NULL): row_stride int64 at
+   * row_tab[(od * h.out + oh) * row_stride]: nr, npf, adv, last, pf[4], roff[nr] (see
+   * pool_vertical: its D/H tap rows, as byte offsets in the plane except last, an element
+   * offset) */
+  const int64_t *row_tab;
+  int64_t row_stride;
   int64_t tmp_len;  /* floats of one row buffer (a multiple of 16); each thread has two */
   float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
   atomic_int *slot; /* the next free slice */
