@@ -125,6 +125,14 @@ static void run(const pcase *c, fill_t f, uint64_t seed, const char *tag) {
   tu_free(y);
 }
 
+/* A case with every parameter zero but these (the caller fills the axes, then finish()). */
+static pcase new_case(kind_t kind, nkl_dtype dt, int64_t n, int64_t c, int nsp) {
+  pcase r;
+  memset(&r, 0, sizeof r);
+  r.kind = kind, r.dt = dt, r.n = n, r.c = c, r.q.nsp = nsp;
+  return r;
+}
+
 static int64_t rnd(uint64_t *s, int64_t lo, int64_t hi) {
   return lo + (int64_t)(nkl_rand_u64(s) % (uint64_t)(hi - lo + 1));
 }
@@ -193,9 +201,7 @@ static void test_edges(void) {
     for (size_t j = 0; j < sizeof kW / sizeof kW[0]; j++)
       for (int kind = MAXP; kind <= AVGP; kind++)
         for (int v = 0; v < 16; v++) {
-          pcase c;
-          memset(&c, 0, sizeof c);
-          c.kind = (kind_t)kind, c.dt = kDt[(j + (size_t)v) % 3], c.n = 2, c.c = 3, c.q.nsp = 2;
+          pcase c = new_case((kind_t)kind, kDt[(j + (size_t)v) % 3], 2, 3, 2);
           c.q.in[0] = 5, c.q.k[0] = 3, c.q.s[0] = 2, c.q.p[0] = 1, c.q.d[0] = 1;
           c.q.in[1] = kW[j], c.q.d[1] = 1;
           switch (v % 8) {
@@ -235,9 +241,7 @@ static void test_global_windows(void) {
     for (size_t j = 0; j < sizeof kHW / sizeof kHW[0]; j++)
       for (int kind = MAXP; kind <= AAVGP; kind++)
         for (int f = PLAIN; f <= SPECIALS; f++) {
-          pcase c;
-          memset(&c, 0, sizeof c);
-          c.kind = (kind_t)kind, c.dt = kDt[(j + (size_t)kind) % 3], c.n = 3, c.c = 13, c.q.nsp = 2;
+          pcase c = new_case((kind_t)kind, kDt[(j + (size_t)kind) % 3], 3, 13, 2);
           c.q.in[0] = kHW[j][0], c.q.in[1] = kHW[j][1];
           if (kind >= AMAXP) {
             c.q.out[0] = c.q.out[1] = 1;
@@ -283,68 +287,62 @@ static void test_nan_positions(void) {
   }
 }
 
-/* The kernels read each output row's D/H tap rows from a table planned per call, except
- * when a window has over 32 tap rows or the table would pass 1 MiB (20000 output rows
- * here): then they list them per row; both against the oracle, every ISA and dtype. */
-static void test_tap_row_lists(void) {
+/* fn(kind, dtype) for max and average pools, every dtype, on every ISA. */
+static void each_isa_dtype_kind(void (*fn)(kind_t, nkl_dtype)) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
   for (int k = 0; k < nisa; k++) {
     nkl_set_max_isa(isas[k]);
     for (int d = 0; d < 3; d++)
-      for (int kind = MAXP; kind <= AVGP; kind++)
-        for (int v = 0; v < 2; v++) {
-          pcase c;
-          memset(&c, 0, sizeof c);
-          c.kind = (kind_t)kind, c.dt = kDt[d], c.n = 1, c.c = 2, c.q.nsp = 3;
-          const int64_t in[2][3] = {{100, 200, 9}, {3, 40, 21}}, kk[2][3] = {{1, 1, 2}, {2, 17, 3}};
-          for (int i = 0; i < 3; i++)
-            c.q.in[i] = in[v][i], c.q.k[i] = kk[v][i], c.q.s[i] = 2 - (i < 2 && v == 0),
-            c.q.p[i] = i == 2, c.q.d[i] = 1;
-          c.q.ceil_mode = 1;
-          CHECK(finish(&c), "tap row case %d", v);
-          run(&c, SPECIALS, 70 + (uint64_t)v, v ? "34 tap rows" : "20000 output rows");
-        }
+      for (int kind = MAXP; kind <= AVGP; kind++) fn((kind_t)kind, kDt[d]);
   }
 }
 
-/* Zeros keep PyTorch's signs: an average of -0 taps is +0 (its sum starts at +0), a max
- * of -0 taps is -0; in 1-d pools (taps read from x directly) and 2-d ones (through the
- * vertical pass), every dtype and ISA. */
-static void test_signed_zeros(void) {
-  nkl_isa isas[NKL_ISA_COUNT];
-  const int nisa = tu_isas(isas);
-  for (int k = 0; k < nisa; k++) {
-    nkl_set_max_isa(isas[k]);
-    for (int d = 0; d < 3; d++)
-      for (int kind = MAXP; kind <= AVGP; kind++)
-        for (int nsp = 1; nsp <= 2; nsp++) {
-          pcase c;
-          memset(&c, 0, sizeof c);
-          c.kind = (kind_t)kind, c.dt = kDt[d], c.n = 1, c.c = 3, c.q.nsp = nsp;
-          for (int i = 0; i < nsp; i++)
-            c.q.in[i] = i == nsp - 1 ? 100 : 4, c.q.k[i] = 4, c.q.s[i] = 2, c.q.p[i] = 1,
-            c.q.d[i] = 1;
-          c.q.ceil_mode = 1;
-          CHECK(finish(&c), "signed zero case");
-          const int64_t n = c.c * prod(c.q.in, nsp), m = c.c * prod(c.q.out, nsp);
-          void *x = tu_alloc((size_t)n * nkl_dtype_size(c.dt)),
-               *y = tu_alloc((size_t)m * nkl_dtype_size(c.dt));
-          for (int64_t i = 0; i < n; i++) nkl_set(x, c.dt, i, -0.0);
-          CHECK_STATUS(call(&c, x, y), NKL_OK);
-          int64_t bad = 0;
-          for (int64_t i = 0; i < m; i++) {
-            const double v = nkl_get(y, c.dt, i);
-            bad += v != 0.0 || (signbit(v) != 0) != (kind == MAXP);
-          }
-          CHECK(bad == 0, "%s %s%dd %s: %lld of %lld outputs are not %s0", nkl_isa_name(isas[k]),
-                kKindName[kind], nsp, nkl_dtype_name(c.dt), (long long)bad, (long long)m,
-                kind == MAXP ? "-" : "+");
-          tu_free(x);
-          tu_free(y);
-        }
+/* The kernels read each output row's D/H tap rows from a table planned per call, except
+ * when a window has over 32 tap rows or the table would pass 1 MiB (20000 output rows
+ * here): then they list them per row; both against the oracle. */
+static void tap_row_lists(kind_t kind, nkl_dtype dt) {
+  for (int v = 0; v < 2; v++) {
+    pcase c = new_case(kind, dt, 1, 2, 3);
+    const int64_t in[2][3] = {{100, 200, 9}, {3, 40, 21}}, kk[2][3] = {{1, 1, 2}, {2, 17, 3}};
+    for (int i = 0; i < 3; i++)
+      c.q.in[i] = in[v][i], c.q.k[i] = kk[v][i], c.q.s[i] = 2 - (i < 2 && v == 0),
+      c.q.p[i] = i == 2, c.q.d[i] = 1;
+    c.q.ceil_mode = 1;
+    CHECK(finish(&c), "tap row case %d", v);
+    run(&c, SPECIALS, 70 + (uint64_t)v, v ? "34 tap rows" : "20000 output rows");
   }
 }
+static void test_tap_row_lists(void) { each_isa_dtype_kind(tap_row_lists); }
+
+/* Zeros keep PyTorch's signs: an average of -0 taps is +0 (its sum starts at +0), a max
+ * of -0 taps is -0; in 1-d pools (taps read from x directly) and 2-d ones (through the
+ * vertical pass). */
+static void signed_zeros(kind_t kind, nkl_dtype dt) {
+  for (int nsp = 1; nsp <= 2; nsp++) {
+    pcase c = new_case(kind, dt, 1, 3, nsp);
+    for (int i = 0; i < nsp; i++)
+      c.q.in[i] = i == nsp - 1 ? 100 : 4, c.q.k[i] = 4, c.q.s[i] = 2, c.q.p[i] = 1, c.q.d[i] = 1;
+    c.q.ceil_mode = 1;
+    CHECK(finish(&c), "signed zero case");
+    const int64_t n = c.c * prod(c.q.in, nsp), m = c.c * prod(c.q.out, nsp);
+    void *x = tu_alloc((size_t)n * nkl_dtype_size(dt)),
+         *y = tu_alloc((size_t)m * nkl_dtype_size(dt));
+    for (int64_t i = 0; i < n; i++) nkl_set(x, dt, i, -0.0);
+    CHECK_STATUS(call(&c, x, y), NKL_OK);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < m; i++) {
+      const double v = nkl_get(y, dt, i);
+      bad += v != 0.0 || (signbit(v) != 0) != (kind == MAXP);
+    }
+    CHECK(bad == 0, "%s %s%dd %s: %lld of %lld outputs are not %s0", nkl_isa_name(nkl_active_isa()),
+          kKindName[kind], nsp, nkl_dtype_name(dt), (long long)bad, (long long)m,
+          kind == MAXP ? "-" : "+");
+    tu_free(x);
+    tu_free(y);
+  }
+}
+static void test_signed_zeros(void) { each_isa_dtype_kind(signed_zeros); }
 
 /* Bit-identical outputs on every ISA and with 1, 2 and 3 threads. */
 static void test_bitwise_agreement(void) {
