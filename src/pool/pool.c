@@ -121,7 +121,7 @@ static void plan_adaptive(pool_axis *ax, int64_t *lo, int64_t *hi, float *cnt) {
  * short rows: AvgPool3d on 20x22 planes). NULL (the kernels then build them per row) when
  * a row has over 32 tap rows, the table would pass 1 MiB, or there is no memory. */
 static int64_t *plan_rows(const pool_args *a, int64_t es, int64_t *stride) {
-  const int64_t OD = a->d.out, OH = a->h.out, W = a->w.in, HW = a->h.in * W;
+  const int64_t OD = a->d.out, OH = a->h.out;
   int64_t nd = 0, nh = 0; /* the most depth / height taps of any output */
   for (int64_t o = 0; o < OD; o++) {
     const int64_t n = (a->d.hi[o] - a->d.lo[o] + a->d.step - 1) / a->d.step;
@@ -132,24 +132,12 @@ static int64_t *plan_rows(const pool_args *a, int64_t es, int64_t *stride) {
     nh = n > nh ? n : nh;
   }
   *stride = 8 + nd * nh;
-  if (nd * nh > 32 || OD * OH > (1 << 20) / 8 / *stride) return NULL;
+  if (nd * nh > POOL_MAX_ROWS || OD * OH > (1 << 20) / 8 / *stride) return NULL;
   int64_t *tab = malloc((size_t)(OD * OH * *stride) * sizeof(int64_t));
   if (!tab) return NULL;
   for (int64_t od = 0; od < OD; od++)
-    for (int64_t oh = 0; oh < OH; oh++) {
-      int64_t *e = tab + (od * OH + oh) * *stride, nr = 0, npf = 0, last = 0;
-      for (int64_t d = a->d.lo[od]; d < a->d.hi[od]; d += a->d.step) {
-        for (int64_t h = a->h.lo[oh]; h < a->h.hi[oh]; h += a->h.step) {
-          last = d * HW + h * W;
-          e[8 + nr++] = last * es;
-        }
-        if (a->h.lo[oh] < a->h.hi[oh] && npf < 4) e[4 + npf++] = last * es;
-      }
-      /* input rows the next output row moves down by (1 to 4, for the prefetch) */
-      int64_t adv = oh + 1 < OH ? a->h.lo[oh + 1] - a->h.lo[oh] : 1;
-      adv = adv < 1 ? 1 : adv > 4 ? 4 : adv;
-      e[0] = nr, e[1] = npf, e[2] = adv, e[3] = last;
-    }
+    for (int64_t oh = 0; oh < OH; oh++)
+      pool_plan_row(a, od, oh, es, tab + (od * OH + oh) * *stride);
   return tab;
 }
 

@@ -36,16 +36,37 @@ typedef struct pool_args {
   int tap_mode;
   int global; /* one output per plane, window = the whole plane (see pool_global) */
   int64_t stride, k, dil, pad;
-  /* Per output row (od, oh), when planned (else NULL): row_stride int64 at
-   * row_tab[(od * h.out + oh) * row_stride]: nr, npf, adv, last, pf[4], roff[nr] (see
-   * pool_vertical: its D/H tap rows, as byte offsets in the plane except last, an element
-   * offset) */
+  /* Per output row (od, oh), when planned (else NULL): pool_plan_row's entry at
+   * row_tab[(od * h.out + oh) * row_stride] */
   const int64_t *row_tab;
   int64_t row_stride;
   int64_t tmp_len;  /* floats of one row buffer (a multiple of 16); each thread has two */
   float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
   atomic_int *slot; /* the next free slice */
 } pool_args;
+
+/* The D/H tap rows of output row (od, oh), as pool_vertical reads them (one body for pool.c's
+ * table and the kernels' per-row fallback): e[0] = nr, the number of tap rows (counting stops
+ * at POOL_MAX_ROWS + 1); e[1] = npf, the depth slices (at most 4); e[2] = adv, the input rows
+ * the next output row moves down by (1 to 4, for the prefetch); e[3] = last, the element
+ * offset of the last tap row; e[4 + g] = the byte offset of slice g's last tap row; e[8 + i] =
+ * the byte offset of tap row i < min(nr, POOL_MAX_ROWS). es: bytes per element. */
+enum { POOL_MAX_ROWS = 32, POOL_ROW_ENTRY = 8 + POOL_MAX_ROWS };
+static inline void pool_plan_row(const pool_args *a, int64_t od, int64_t oh, int64_t es,
+                                 int64_t *e) {
+  const int64_t W = a->w.in, HW = a->h.in * W, h0 = a->h.lo[oh], h1 = a->h.hi[oh];
+  int64_t nr = 0, npf = 0, last = 0;
+  for (int64_t d = a->d.lo[od]; d < a->d.hi[od] && nr <= POOL_MAX_ROWS; d += a->d.step) {
+    for (int64_t h = h0; h < h1 && nr <= POOL_MAX_ROWS; h += a->h.step) {
+      last = d * HW + h * W;
+      if (nr < POOL_MAX_ROWS) e[8 + nr] = last * es;
+      nr++;
+    }
+    if (h0 < h1 && npf < 4) e[4 + npf++] = last * es;
+  }
+  int64_t adv = oh + 1 < a->h.out ? a->h.lo[oh + 1] - h0 : 1;
+  e[0] = nr, e[1] = npf, e[2] = adv < 1 ? 1 : adv > 4 ? 4 : adv, e[3] = last;
+}
 
 /* (name prefix, dtype) of the kernels each ISA provides. */
 #define NKL_POOL_DTYPES(X) \
