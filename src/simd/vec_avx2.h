@@ -154,52 +154,47 @@ static inline __m256 nkl__canon_nan8(__m256 a) {
 static inline vf vf_canon_nan(vf a) {
   return vf_make(nkl__canon_nan8(a.lo), nkl__canon_nan8(a.hi));
 }
-/* Even lanes of p[0..15]: shuffle picks a0 a2 b0 b2 | a4 a6 b4 b6 per 128-bit half, the
- * 64-bit permute restores the order. */
+/* Even (sel 0x88) or odd (0xDD) lanes of x ++ y: the shuffle picks x0 x2 y0 y2 | x4 x6 y4
+ * y6 per 128-bit half, the 64-bit permute restores the order. (A macro: sel must be an
+ * immediate at every optimization level.) */
+#define NKL_PICK8(x, y, sel) \
+  _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(x, y, sel)), 0xD8))
+/* Even lanes of p[0..15]. */
 static inline __m256 nkl__even8(const float *p) {
-  const __m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+  return NKL_PICK8(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+}
+/* Lanes p[r], p[r + s], ..., p[r + 15 s] by two gathers. */
+static inline vf nkl__gather_phase(const float *p, int s, int r) {
+  const __m256i idx =
+      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s));
+  return vf_make(_mm256_i32gather_ps(p + r, idx, 4), _mm256_i32gather_ps(p + 8 * s + r, idx, 4));
 }
 /* Lanes p[0], p[s], ..., p[15 s]: plain loads, even-lane shuffles (s == 2, reads p[0..31]),
  * or gathers. */
 static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   if (s == 1) return vf_load_f32(p);
   if (s == 2) return vf_make(nkl__even8(p), nkl__even8(p + 16));
-  const __m256i idx =
-      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)s));
-  return vf_make(_mm256_i32gather_ps(p, idx, 4), _mm256_i32gather_ps(p + 8 * s, idx, 4));
+  return nkl__gather_phase(p, (int)s, 0);
 }
 
-/* Odd lanes of p[0..15] (as nkl__even8). */
-static inline __m256 nkl__odd8(const float *p) {
-  const __m256 o = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0xDD);
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xD8));
-}
-/* Phase r of the s-way split of p[0 .. 16 s) (see vec_scalar.h): even/odd shuffles for
- * s = 2, else gathers. */
-static inline vf vf_load_phase_f32(const float *p, int s, int r) {
-  if (s == 1) return vf_load_f32(p);
-  if (s == 2)
-    return r ? vf_make(nkl__odd8(p), nkl__odd8(p + 16))
-             : vf_make(nkl__even8(p), nkl__even8(p + 16));
-  const __m256i idx =
-      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s));
-  return vf_make(_mm256_i32gather_ps(p + r, idx, 4), _mm256_i32gather_ps(p + 8 * s + r, idx, 4));
-}
-/* The same split of the 16 s lanes a, b, c, d in that order: shuffles of the registers for
- * s <= 2; s = 3, 4 go through memory and the gathers (not on a hot path). */
+/* Phase r of the s-way split of the 16 s lanes a, b, c, d in that order (see vec_scalar.h):
+ * shuffles of the registers for s <= 2; s = 3, 4 go through memory and gathers (no hot
+ * path: AVX2 is the fallback ISA). */
 static inline vf vf_phase(vf a, vf b, vf c, vf d, int s, int r) {
   if (s == 1) return a;
-  if (s == 2) {
-    const int sel = r ? 0xDD : 0x88;
-    const __m256 lo = _mm256_shuffle_ps(a.lo, a.hi, sel), hi = _mm256_shuffle_ps(b.lo, b.hi, sel);
-    return vf_make(_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(lo), 0xD8)),
-                   _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(hi), 0xD8)));
-  }
+  if (s == 2)
+    return r ? vf_make(NKL_PICK8(a.lo, a.hi, 0xDD), NKL_PICK8(b.lo, b.hi, 0xDD))
+             : vf_make(NKL_PICK8(a.lo, a.hi, 0x88), NKL_PICK8(b.lo, b.hi, 0x88));
   _Alignas(32) float t[4 * VF_LANES];
   const vf v[4] = {a, b, c, d};
   for (int j = 0; j < s; j++) vf_store_f32(t + j * VF_LANES, v[j]);
-  return vf_load_phase_f32(t, s, r);
+  return nkl__gather_phase(t, s, r);
+}
+/* The same split of p[0 .. 16 s): loads and shuffles for s <= 2, else gathers from p. */
+static inline vf vf_load_phase_f32(const float *p, int s, int r) {
+  if (s > 2) return nkl__gather_phase(p, s, r);
+  const vf a = vf_load_f32(p);
+  return vf_phase(a, s > 1 ? vf_load_f32(p + 16) : a, a, a, s, r);
 }
 /* Lanes x[n..7] then y[0..n-1] (0 < n < 8): the middle 128 bits t = x[4..7] y[0..3] and a
  * byte align per 128-bit half, of (t, x) for n <= 4, of (y, t) above. */
