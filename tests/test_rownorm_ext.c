@@ -13,7 +13,17 @@
 typedef enum { GEMMA, FADD_RMS, FADD_LN, ADALN, QK, GROUP, RMSQ, LNQ, WN, NOPS } op_t;
 static const char *const kOp[] = {"gemma", "fadd_rms", "fadd_ln", "adaln", "qk",
                                   "group", "rmsq",     "lnq",     "wn"};
-typedef enum { PLAIN, WITH_NAN, WITH_INF, HUGE_VALUES, TINY_VALUES, CONSTANT_ROW } fill_t;
+/* OFFSET_ROWS: row r is shifted by 0.4 r (the last row by 100), so the rows' mean^2 / var
+ * runs from 0 through LayerNormQuant's one-pass threshold (1) to 10^4. */
+typedef enum {
+  PLAIN,
+  WITH_NAN,
+  WITH_INF,
+  HUGE_VALUES,
+  TINY_VALUES,
+  CONSTANT_ROW,
+  OFFSET_ROWS
+} fill_t;
 
 enum { kGroups = 3 }; /* GROUP: x is [m / 3, 3, n] when m % 3 == 0, else [m, 1, n] */
 
@@ -50,6 +60,9 @@ static void *rows_alloc(const ec *c, nkl_dtype dt, uint64_t seed, double scale) 
     nkl_fill_normal(row, dt, c->n, seed + (uint64_t)r, scale);
     if (c->fill == CONSTANT_ROW)
       for (int64_t i = 0; i < c->n; i++) nkl_set(row, dt, i, 3.25);
+    if (c->fill == OFFSET_ROWS)
+      for (int64_t i = 0; i < c->n; i++)
+        nkl_set(row, dt, i, nkl_get(row, dt, i) + (r == c->m - 1 ? 100.0 : 0.4 * (double)r));
     if (r == c->m / 2 && c->fill == WITH_NAN) nkl_set(row, dt, c->n / 2, NAN);
     if (r == c->m / 2 && c->fill == WITH_INF) nkl_set(row, dt, c->n - 1, -INFINITY);
   }
@@ -326,7 +339,7 @@ static void specials(op_t op) {
   for (int k = 0; k < nisa; k++) {
     nkl_set_max_isa(isas[k]);
     for (int d = 0; d < 3; d++)
-      for (fill_t f = WITH_NAN; f <= CONSTANT_ROW; f++) {
+      for (fill_t f = WITH_NAN; f <= OFFSET_ROWS; f++) {
         if (f == HUGE_VALUES && kX[d] == NKL_F16) continue; /* 1e15 is not an f16 value */
         const int64_t ns[] = {17, 1000};
         for (int j = 0; j < 2; j++) {
