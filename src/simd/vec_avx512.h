@@ -333,6 +333,32 @@ static inline vf nkl__reduce16(const vf *v, int max) {
   return _mm512_permutexvar_ps(
       _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), r);
 }
+/* p[0..n) -> its exclusive prefix sums (mod 2^32), 16 at a time; returns the total. In a
+ * vector v: the inclusive scan is four shifted adds, v += v shifted up by 1, 2, 4, 8 lanes
+ * (zeros shifted in); exclusive = inclusive - v + carry, and the carry gains the inclusive
+ * scan's last lane. The scalar loop is a load, a store and a dependent add per element;
+ * top-k's radix sort scans 2 x 4096 bins per row. */
+static inline uint32_t vu_exclusive_scan(uint32_t *p, int64_t n) {
+  const __m512i zero = _mm512_setzero_si512(), last = _mm512_set1_epi32(15);
+  __m512i carry = zero;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i v = _mm512_loadu_si512((const void *)(p + i));
+    __m512i s = _mm512_add_epi32(v, _mm512_alignr_epi32(v, zero, 15));
+    s = _mm512_add_epi32(s, _mm512_alignr_epi32(s, zero, 14));
+    s = _mm512_add_epi32(s, _mm512_alignr_epi32(s, zero, 12));
+    s = _mm512_add_epi32(s, _mm512_alignr_epi32(s, zero, 8));
+    _mm512_storeu_si512((void *)(p + i), _mm512_add_epi32(_mm512_sub_epi32(s, v), carry));
+    carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(last, s));
+  }
+  uint32_t sum = (uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(carry));
+  for (; i < n; i++) {
+    const uint32_t c = p[i];
+    p[i] = sum;
+    sum += c;
+  }
+  return sum;
+}
 #define VF_HAVE_X4_AND_REDUCE16 1 /* vec_common.h has the portable versions */
 static inline vf vf_reduce_add16(const vf *v) { return nkl__reduce16(v, 0); }
 static inline vf vf_reduce_max_nan16(const vf *v) { return nkl__reduce16(v, 1); }
