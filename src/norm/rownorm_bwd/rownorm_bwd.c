@@ -138,9 +138,10 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
   const nkl_kernel_entry *kr = nkl__select(k_reduce, sizeof k_reduce / sizeof k_reduce[0], (int)wt);
   if (!k || !kr) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
   const int64_t chunks = m < kMaxChunks ? m : kMaxChunks;
+  const int direct = m == 1; /* see rownorm_bwd.h */
   const int nparts = (dw ? 1 : 0) + (db ? 1 : 0);
   float *part = NULL;
-  if (nparts) {
+  if (nparts && !direct) {
     const size_t bytes = ((size_t)(nparts * chunks * n) * sizeof(float) + 63) / 64 * 64;
     if (!(part = nkl__norm_scratch_get(bytes)))
       return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes of partial sums", op, bytes);
@@ -158,13 +159,16 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
       m,
       n,
       chunks,
-      dw ? part : NULL,
-      db ? part + (dw ? chunks * n : 0) : NULL,
+      dw && !direct ? part : NULL,
+      db && !direct ? part + (dw ? chunks * n : 0) : NULL,
       nkl__use_streaming_stores(dx->data, dxrs * (int64_t)nkl_dtype_size(xt),
-                                3 * m * n * (int64_t)nkl_dtype_size(xt), 16 * nkl_dtype_size(xt))};
+                                3 * m * n * (int64_t)nkl_dtype_size(xt), 16 * nkl_dtype_size(xt)),
+      direct,
+      direct && dw ? dw->data : NULL,
+      direct && db ? db->data : NULL};
   const int64_t es = (int64_t)nkl_dtype_size(xt);
   nkl__parallel_range(nkl__threads_for(chunks, 3 * m * n * es), chunks, (nkl_range_fn)k->fn, &a);
-  for (int j = 0; j < 2; j++) {
+  for (int j = 0; j < 2 && !direct; j++) {
     nkl_tensor *out = j ? db : dw;
     if (!out) continue;
     const rownorm_bwd_reduce_args r = {j ? a.db_part : a.dw_part, chunks, n, out->data};

@@ -21,6 +21,12 @@ typedef struct rownorm_bwd_args {
   int64_t chunks;
   float *dw_part, *db_part;
   int stream; /* write dx with non-temporal stores (dx and its rows aligned) */
+  /* m = 1 (one chunk of one row): the kernel writes dw_out and db_out (dw and db, w's
+   * dtype; NULL: not wanted) as the reduction would (0 + dy * z, 0 + dy, rounded once), and
+   * there are no partial rows and no reduce step. A decode-size call thus skips the 2 x 4n
+   * bytes of scratch it would write and read back. */
+  int direct;
+  void *dw_out, *db_out;
 } rownorm_bwd_args;
 
 /* A kernel processes chunks [c0, c1): dx of their rows and their partial sums. */
