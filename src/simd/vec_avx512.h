@@ -338,6 +338,7 @@ static inline vf nkl__reduce16(const vf *v, int max) {
  * (zeros shifted in); exclusive = inclusive - v + carry, and the carry gains the inclusive
  * scan's last lane. The scalar loop is a load, a store and a dependent add per element;
  * top-k's radix sort scans 2 x 4096 bins per row. */
+#define VF_HAVE_EXCLUSIVE_SCAN 1 /* vec_common.h has the portable version */
 static inline uint32_t vu_exclusive_scan(uint32_t *p, int64_t n) {
   const __m512i zero = _mm512_setzero_si512(), last = _mm512_set1_epi32(15);
   __m512i carry = zero;

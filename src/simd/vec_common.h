@@ -125,16 +125,6 @@ static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv) {
   (void)p, (void)y, (void)rv;
   return 0;
 }
-/* p[0..n) -> its exclusive prefix sums (mod 2^32); returns the total. */
-static inline uint32_t vu_exclusive_scan(uint32_t *p, int64_t n) {
-  uint32_t sum = 0;
-  for (int64_t i = 0; i < n; i++) {
-    const uint32_t c = p[i];
-    p[i] = sum;
-    sum += c;
-  }
-  return sum;
-}
 /* Lane p: vf_reduce_add(v[p]) (resp. vf_reduce_max_nan(v[p])). */
 static inline vf vf_reduce_add16(const vf *v) {
   float t[VF_LANES];
@@ -145,6 +135,19 @@ static inline vf vf_reduce_max_nan16(const vf *v) {
   float t[VF_LANES];
   for (int p = 0; p < VF_LANES; p++) t[p] = vf_reduce_max_nan(v[p]);
   return vf_load_f32(t);
+}
+#endif
+
+#ifndef VF_HAVE_EXCLUSIVE_SCAN
+/* p[0..n) -> its exclusive prefix sums (mod 2^32); returns the total. */
+static inline uint32_t vu_exclusive_scan(uint32_t *p, int64_t n) {
+  uint32_t sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const uint32_t c = p[i];
+    p[i] = sum;
+    sum += c;
+  }
+  return sum;
 }
 #endif
 
