@@ -75,7 +75,7 @@ static void *make_input(const pcase *c, fill_t f, uint64_t seed) {
     uint64_t s = seed;
     for (int64_t j = 0; j < n / 23 + 2; j++) {
       const int64_t at = (int64_t)(nkl_rand_u64(&s) % (uint64_t)n);
-      const double v[] = {NAN, INFINITY, -INFINITY, -0.0, NAN};
+      const double v[] = {NAN, INFINITY, -INFINITY, -0.0, -NAN};
       nkl_set(x, c->dt, at, v[j % 5]);
     }
     nkl_set(x, c->dt, n - 1, NAN); /* the very last element: a tail lane */
@@ -344,6 +344,66 @@ static void signed_zeros(kind_t kind, nkl_dtype dt) {
 }
 static void test_signed_zeros(void) { each_isa_dtype_kind(signed_zeros); }
 
+/* The max rule on pairs (a, b) of special values, each pair one window, laid out four ways:
+ * a above b (the vertical pass), a left of b (1-d, the horizontal pass), an adaptive pool
+ * (the vertical pass and tap mode) and planes of two (global windows). A window with a NaN
+ * gives a NaN, one of its own (f16/bf16: negative NaNs included, which sort below -inf as
+ * raw integers); of -0 and +0, f32 keeps the first (PyTorch's rule) and f16/bf16 return +0
+ * (they compare order keys, see docs/ops-pool.md). */
+static void max_pairs(kind_t kind, nkl_dtype dt) {
+  if (kind != MAXP) return;
+  enum { NP = 11, W = 3 * NP }; /* the pattern 3 times: pairs land on every kind of lane */
+  const double nan = NAN, inf = INFINITY;
+  const double pa[NP] = {-0.0, 0.0, -nan, 1.0, -inf, -nan, -inf, -1.0, inf, nan, -nan};
+  const double pb[NP] = {0.0, -0.0, 1.0, -nan, -nan, nan, -inf, -2.0, nan, -0.0, -inf};
+  const bool keys = dt != NKL_F32;
+  const size_t es = nkl_dtype_size(dt);
+  uint8_t a[W * 4], b[W * 4], x[2 * W * 4], y[W * 4];
+  for (int i = 0; i < W; i++) {
+    nkl_set(a, dt, i, pa[i % NP]);
+    nkl_set(b, dt, i, pb[i % NP]);
+  }
+  for (int lay = 0; lay < 4; lay++) {
+    /* x as [1, 1, 2, W] (a row, then b row) for layouts 0 and 2, else pairs side by side */
+    for (int i = 0; i < W; i++) {
+      const bool rows = lay == 0 || lay == 2;
+      memcpy(x + (size_t)(rows ? i : 2 * i) * es, a + (size_t)i * es, es);
+      memcpy(x + (size_t)(rows ? W + i : 2 * i + 1) * es, b + (size_t)i * es, es);
+    }
+    nkl_status st;
+    if (lay == 0) {
+      int64_t xs[4] = {1, 1, 2, W}, ys[4] = {1, 1, 1, W};
+      nkl_tensor tx = nkl_tensor_make(dt, 4, xs, x), ty = nkl_tensor_make(dt, 4, ys, y);
+      nkl_pool_params p = {{2, 1}, {2, 1}, {0, 0}, {1, 1}, 0, 0, 0};
+      st = nkl_maxpool2d_fwd(&tx, &p, &ty);
+    } else if (lay == 1) {
+      int64_t xs[3] = {1, 1, 2 * W}, ys[3] = {1, 1, W};
+      nkl_tensor tx = nkl_tensor_make(dt, 3, xs, x), ty = nkl_tensor_make(dt, 3, ys, y);
+      nkl_pool_params p = {{2}, {2}, {0}, {1}, 0, 0, 0};
+      st = nkl_maxpool1d_fwd(&tx, &p, &ty);
+    } else {
+      int64_t xs[4] = {1, 1, 2, W}, ys[4] = {1, 1, 1, W};
+      if (lay == 3) xs[1] = ys[1] = W, xs[2] = 1, xs[3] = 2, ys[3] = 1;
+      nkl_tensor tx = nkl_tensor_make(dt, 4, xs, x), ty = nkl_tensor_make(dt, 4, ys, y);
+      st = nkl_adaptive_maxpool2d_fwd(&tx, &ty);
+    }
+    CHECK_STATUS(st, NKL_OK);
+    for (int i = 0; i < W; i++) {
+      const double va = nkl_get(a, dt, i), vb = nkl_get(b, dt, i), v = nkl_get(y, dt, i);
+      const bool ok =
+          isnan(va) || isnan(vb)
+              ? isnan(v) && (memcmp(y + (size_t)i * es, a + (size_t)i * es, es) == 0 ||
+                             memcmp(y + (size_t)i * es, b + (size_t)i * es, es) == 0)
+          : va == 0.0 && vb == 0.0
+              ? v == 0.0 && (signbit(v) != 0) == (keys ? signbit(va) && signbit(vb) : signbit(va))
+              : v == (va > vb ? va : vb);
+      CHECK(ok, "%s %s layout %d: max(%g, %g) gave %g", nkl_isa_name(nkl_active_isa()),
+            nkl_dtype_name(dt), lay, va, vb, v);
+    }
+  }
+}
+static void test_max_pairs(void) { each_isa_dtype_kind(max_pairs); }
+
 /* Bit-identical outputs on every ISA and with 1, 2 and 3 threads. */
 static void test_bitwise_agreement(void) {
   nkl_isa isas[NKL_ISA_COUNT];
@@ -554,6 +614,7 @@ int main(void) {
   tu_run("global_windows", test_global_windows);
   tu_run("catalog_parameter_sets", test_catalog_shapes);
   tu_run("signed_zeros", test_signed_zeros);
+  tu_run("max_nan_and_zero_pairs", test_max_pairs);
   tu_run("tap_row_lists", test_tap_row_lists);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);

@@ -3,7 +3,10 @@
  * Layout: x is a contiguous NCL (1-d), NCHW (2-d) or NCDHW (3-d) tensor of f32, f16 or bf16;
  * y is contiguous, has x's dtype, rank, N and C, and exactly the output size of the
  * parameters (checked). PyTorch semantics throughout (torch.nn.functional.max_pool*d,
- * avg_pool*d, adaptive_*_pool2d), no indices. Max pools propagate NaN.
+ * avg_pool*d, adaptive_*_pool2d), no indices. Max pools propagate NaN: a window holding a
+ * NaN gives a NaN, one of its own. One difference from PyTorch, for f16 and bf16 max pools
+ * only: a window whose maximum is zero and that holds both -0 and +0 gives +0 (PyTorch: the
+ * zero it meets first; f32 follows PyTorch). They compare 16-bit integer keys, -0 < +0.
  */
 #ifndef NKL_POOL_H
 #define NKL_POOL_H

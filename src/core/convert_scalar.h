@@ -86,4 +86,22 @@ static inline uint8_t nkl__f32_to_fp8e4m3(float f) {
   return (uint8_t)(sign | (r >> 20));
 }
 
+/* Order keys of 16-bit floats (f16, bf16), for max reductions done on 16-bit integers (32
+ * lanes per 512-bit register, one vpmaxsw per tap). key16 maps a float's bits to an int16
+ * whose signed order is the numeric order with -0 below +0 and every NaN, of either sign,
+ * above +inf: non-negative floats keep their bits, negative ones get their magnitude bits
+ * complemented (a larger magnitude sorts lower), and all is shifted down by c = 0x7FFF - inf
+ * (inf: the +inf bits, 0x7F80 bf16, 0x7C00 f16) modulo 2^16, so the negative NaNs, which
+ * sort at the bottom before the shift, wrap around to the top. -inf maps to INT16_MIN.
+ * unkey16 inverts it (bits in, bits out: a NaN keeps its payload and sign). */
+static inline int nkl__key16_c(uint16_t inf_bits) { return 0x7FFF - inf_bits; }
+static inline int16_t nkl__key16(uint16_t x, int c) {
+  const uint16_t m = (x & 0x8000u) ? (uint16_t)(x ^ 0x7FFFu) : x;
+  return (int16_t)(uint16_t)(m - (uint16_t)c);
+}
+static inline uint16_t nkl__unkey16(int16_t k, int c) {
+  const uint16_t m = (uint16_t)((uint16_t)k + (uint16_t)c);
+  return (m & 0x8000u) ? (uint16_t)(m ^ 0x7FFFu) : m;
+}
+
 #endif /* NKL_CORE_CONVERT_SCALAR_H */

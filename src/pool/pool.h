@@ -8,7 +8,9 @@
 
 #include "nkl.h"
 
-typedef enum { POOL_MAX = 0, POOL_AVG = 1 } pool_kind;
+/* POOL_KMAX is the kernels' form of POOL_MAX for f16/bf16: the taps are reduced as 16-bit
+ * order keys (nkl__key16), so their row buffers hold int16 keys instead of f32 values. */
+typedef enum { POOL_MAX = 0, POOL_AVG = 1, POOL_KMAX = 2 } pool_kind;
 
 /* One spatial axis (D, H or W; a missing axis has in = out = 1 and one tap). For output
  * index o the valid (in-bounds) taps are the input positions lo[o], lo[o] + step, ... below

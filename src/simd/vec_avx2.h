@@ -269,4 +269,91 @@ static inline float vf_reduce_add(vf a) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
+/* 16-bit order keys (see vec_scalar.h and nkl__key16): vh is 32 int16 lanes in two ymm;
+ * key lanes inside a vf are int32. */
+#define VH_LANES 32
+typedef struct {
+  __m256i lo, hi;
+} vh;
+static inline __m256i nkl__key16x16(__m256i x, int c) {
+  const __m256i m =
+      _mm256_xor_si256(x, _mm256_and_si256(_mm256_srai_epi16(x, 15), _mm256_set1_epi16(0x7FFF)));
+  return _mm256_sub_epi16(m, _mm256_set1_epi16((int16_t)c));
+}
+static inline vh vh_load(const void *p) {
+  const vh r = {_mm256_loadu_si256((const __m256i *)p), _mm256_loadu_si256((const __m256i *)p + 1)};
+  return r;
+}
+static inline void vh_store(void *p, vh a) {
+  _mm256_storeu_si256((__m256i *)p, a.lo);
+  _mm256_storeu_si256((__m256i *)p + 1, a.hi);
+}
+static inline vh vh_set1(int16_t x) {
+  const vh r = {_mm256_set1_epi16(x), _mm256_set1_epi16(x)};
+  return r;
+}
+static inline vh vh_max(vh a, vh b) {
+  const vh r = {_mm256_max_epi16(a.lo, b.lo), _mm256_max_epi16(a.hi, b.hi)};
+  return r;
+}
+static inline vh vh_key(vh x, int c) {
+  const vh r = {nkl__key16x16(x.lo, c), nkl__key16x16(x.hi, c)};
+  return r;
+}
+static inline vh vh_keep_first(vh a, int64_t n, int16_t fill) {
+  const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m256i nn = _mm256_set1_epi16((int16_t)n), f = _mm256_set1_epi16(fill);
+  const __m256i keep_lo = _mm256_cmpgt_epi16(nn, lane);
+  const __m256i keep_hi = _mm256_cmpgt_epi16(nn, _mm256_add_epi16(lane, _mm256_set1_epi16(16)));
+  const vh r = {_mm256_blendv_epi8(f, a.lo, keep_lo), _mm256_blendv_epi8(f, a.hi, keep_hi)};
+  return r;
+}
+/* Signed max of 8 int16 lanes (see vec_avx512.h). */
+static inline int16_t nkl__reduce_max_epi16x8(__m128i q) {
+  const __m128i u = _mm_sub_epi16(_mm_set1_epi16(0x7FFF), q);
+  return (int16_t)(uint16_t)(0x7FFF - (_mm_cvtsi128_si32(_mm_minpos_epu16(u)) & 0xFFFF));
+}
+static inline int16_t vh_reduce_max(vh a) {
+  const __m256i m = _mm256_max_epi16(a.lo, a.hi);
+  return nkl__reduce_max_epi16x8(
+      _mm_max_epi16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1)));
+}
+static inline __m256 nkl__sext8(__m128i h) { return _mm256_castsi256_ps(_mm256_cvtepi16_epi32(h)); }
+static inline vf vf_load_k16(const int16_t *p) {
+  return vf_make(nkl__sext8(_mm_loadu_si128((const __m128i *)p)),
+                 nkl__sext8(_mm_loadu_si128((const __m128i *)(p + 8))));
+}
+static inline __m256 nkl__half8(__m256i v, int r) {
+  return _mm256_castsi256_ps(r ? _mm256_srai_epi32(v, 16)
+                               : _mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16));
+}
+/* A key pair per 32-bit lane is (even, odd) = (low half, high half). */
+static inline vf vf_phase2_k16(const int16_t *p, int r) {
+  return vf_make(nkl__half8(_mm256_loadu_si256((const __m256i *)p), r),
+                 nkl__half8(_mm256_loadu_si256((const __m256i *)(p + 16)), r));
+}
+static inline __m256 nkl__imax8(__m256 a, __m256 b) {
+  return _mm256_castsi256_ps(_mm256_max_epi32(_mm256_castps_si256(a), _mm256_castps_si256(b)));
+}
+static inline vf vf_imax(vf a, vf b) {
+  return vf_make(nkl__imax8(a.lo, b.lo), nkl__imax8(a.hi, b.hi));
+}
+static inline int32_t vf_reduce_imax(vf a) {
+  int32_t t[8], m;
+  _mm256_storeu_si256((__m256i *)t, _mm256_castps_si256(nkl__imax8(a.lo, a.hi)));
+  m = t[0];
+  for (int i = 1; i < 8; i++) m = t[i] > m ? t[i] : m;
+  return m;
+}
+static inline void vf_store_unkey16(uint16_t *p, vf a, int c) {
+  /* packs interleaves 128-bit lanes; the permute puts lanes 0..15 back in order (no lane
+   * saturates: keys are int16) */
+  const __m256i k = _mm256_permute4x64_epi64(
+      _mm256_packs_epi32(_mm256_castps_si256(a.lo), _mm256_castps_si256(a.hi)), 0xD8);
+  const __m256i m = _mm256_add_epi16(k, _mm256_set1_epi16((int16_t)c));
+  _mm256_storeu_si256(
+      (__m256i *)p,
+      _mm256_xor_si256(m, _mm256_and_si256(_mm256_srai_epi16(m, 15), _mm256_set1_epi16(0x7FFF))));
+}
+
 #endif

@@ -372,4 +372,56 @@ static inline float vf_reduce_add(vf a) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
+/* 16-bit order keys (see vec_scalar.h and nkl__key16): vh is 32 int16 lanes in one zmm;
+ * key lanes inside a vf are int32. key: m = x ^ ((x >> 15) & 0x7FFF) (one vpsraw and one
+ * vpternlogd), minus c; unkey: m = k + c, then the same xor. */
+#define VH_LANES 32
+typedef __m512i vh;
+static inline vh vh_load(const void *p) { return _mm512_loadu_si512(p); }
+static inline void vh_store(void *p, vh a) { _mm512_storeu_si512(p, a); }
+static inline vh vh_set1(int16_t x) { return _mm512_set1_epi16(x); }
+static inline vh vh_max(vh a, vh b) { return _mm512_max_epi16(a, b); }
+static inline vh vh_key(vh x, int c) {
+  const __m512i m =
+      _mm512_xor_si512(x, _mm512_and_si512(_mm512_srai_epi16(x, 15), _mm512_set1_epi16(0x7FFF)));
+  return _mm512_sub_epi16(m, _mm512_set1_epi16((int16_t)c));
+}
+static inline vh vh_keep_first(vh a, int64_t n, int16_t fill) {
+  return _mm512_mask_mov_epi16(_mm512_set1_epi16(fill), (__mmask32)((1ull << n) - 1u), a);
+}
+/* Signed max of 8 int16 lanes: phminposuw finds the unsigned minimum, and 0x7FFF - k (mod
+ * 2^16) turns the signed order around into the unsigned one. */
+static inline int16_t nkl__reduce_max_epi16x8(__m128i q) {
+  const __m128i u = _mm_sub_epi16(_mm_set1_epi16(0x7FFF), q);
+  return (int16_t)(uint16_t)(0x7FFF - (_mm_cvtsi128_si32(_mm_minpos_epu16(u)) & 0xFFFF));
+}
+static inline int16_t vh_reduce_max(vh a) {
+  const __m256i m = _mm256_max_epi16(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64(a, 1));
+  return nkl__reduce_max_epi16x8(
+      _mm_max_epi16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1)));
+}
+static inline vf vf_load_k16(const int16_t *p) {
+  return _mm512_castsi512_ps(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)p)));
+}
+/* A key pair per 32-bit lane is (even, odd) = (low half, high half): arithmetic shifts
+ * sign-extend either half. */
+static inline vf vf_phase2_k16(const int16_t *p, int r) {
+  const __m512i v = _mm512_loadu_si512(p);
+  return _mm512_castsi512_ps(r ? _mm512_srai_epi32(v, 16)
+                               : _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16));
+}
+static inline vf vf_imax(vf a, vf b) {
+  return _mm512_castsi512_ps(_mm512_max_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+static inline int32_t vf_reduce_imax(vf a) {
+  return _mm512_reduce_max_epi32(_mm512_castps_si512(a));
+}
+static inline void vf_store_unkey16(uint16_t *p, vf a, int c) {
+  const __m256i m = _mm256_add_epi16(_mm512_cvtepi32_epi16(_mm512_castps_si512(a)),
+                                     _mm256_set1_epi16((int16_t)c));
+  _mm256_storeu_si256(
+      (__m256i *)p,
+      _mm256_xor_si256(m, _mm256_and_si256(_mm256_srai_epi16(m, 15), _mm256_set1_epi16(0x7FFF))));
+}
+
 #endif

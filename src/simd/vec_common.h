@@ -183,4 +183,35 @@ static inline __attribute__((always_inline)) void vf_store_n(void *p, nkl_dtype 
   memcpy(p, buf, (size_t)n * vf_esize(dt));
 }
 
+/* Portable helpers over the shims' 16-bit order keys (vh, and key lanes in a vf; see
+ * nkl__key16). */
+#ifndef VF_HAVE_LOAD_PHASE_K16
+/* Phase r of the s-way split of the keys p[0 .. 16 s), sign-extended. */
+static inline __attribute__((always_inline)) vf vf_load_phase_k16(const int16_t *p, int s, int r) {
+  if (s == 2) return vf_phase2_k16(p, r);
+  const vf a = vf_load_k16(p);
+  return vf_phase(a, s > 1 ? vf_load_k16(p + VF_LANES) : a,
+                  s > 2 ? vf_load_k16(p + 2 * VF_LANES) : a,
+                  s > 3 ? vf_load_k16(p + 3 * VF_LANES) : a, s, r);
+}
+#endif
+/* Keys p[0], p[s], ..., p[15 s], sign-extended. */
+static inline vf vf_load_strided_k16(const int16_t *p, int64_t s) {
+  _Alignas(64) int16_t t[VF_LANES];
+  for (int i = 0; i < VF_LANES; i++) t[i] = p[i * s];
+  return vf_load_k16(t);
+}
+/* The first n (<= 32) 16-bit lanes at p, the others zero. */
+static inline vh vh_load_n(const void *p, int64_t n) {
+  _Alignas(64) uint16_t t[VH_LANES] = {0};
+  memcpy(t, p, (size_t)n * 2);
+  return vh_load(t);
+}
+/* The first n (<= 16) lanes of vf_store_unkey16. */
+static inline void vf_store_unkey16_n(uint16_t *p, vf a, int c, int64_t n) {
+  _Alignas(64) uint16_t t[VF_LANES];
+  vf_store_unkey16(t, a, c);
+  memcpy(p, t, (size_t)n * 2);
+}
+
 #endif

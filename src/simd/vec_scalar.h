@@ -138,6 +138,69 @@ static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
   return n;
 }
 
+/* 16-bit order keys (see nkl__key16): 32 lanes of int16 for the f16/bf16 max pools' vertical
+ * pass, and key lanes sign-extended to int32 inside a vf (a vf then holds integers, not
+ * floats: only the functions below, moves and vf_shift_in / vf_phase / vf_keep_first apply). */
+#define VH_LANES 32
+typedef struct {
+  int16_t v[VH_LANES];
+} vh;
+static inline vh vh_load(const void *p) {
+  vh r;
+  memcpy(r.v, p, sizeof r.v);
+  return r;
+}
+static inline void vh_store(void *p, vh a) { memcpy(p, a.v, sizeof a.v); }
+static inline vh vh_set1(int16_t x) {
+  vh r;
+  for (int i = 0; i < VH_LANES; i++) r.v[i] = x;
+  return r;
+}
+static inline vh vh_max(vh a, vh b) {
+  for (int i = 0; i < VH_LANES; i++) a.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+  return a;
+}
+/* The keys of 32 raw 16-bit floats. */
+static inline vh vh_key(vh x, int c) {
+  for (int i = 0; i < VH_LANES; i++) x.v[i] = nkl__key16((uint16_t)x.v[i], c);
+  return x;
+}
+/* The first n lanes of a (0 <= n <= 32), fill in the others. */
+static inline vh vh_keep_first(vh a, int64_t n, int16_t fill) {
+  for (int i = 0; i < VH_LANES; i++) a.v[i] = i < n ? a.v[i] : fill;
+  return a;
+}
+static inline int16_t vh_reduce_max(vh a) {
+  int16_t m = a.v[0];
+  for (int i = 1; i < VH_LANES; i++) m = a.v[i] > m ? a.v[i] : m;
+  return m;
+}
+static inline float nkl__i32_lane(int32_t k) { return nkl__bits_f32((uint32_t)k); }
+static inline int32_t nkl__lane_i32(float f) { return (int32_t)nkl__f32_bits(f); }
+/* 16 keys p[0..16), sign-extended. */
+static inline vf vf_load_k16(const int16_t *p) { VF_MAP1(nkl__i32_lane(p[i])); }
+/* Phase ph of the s-way split of the keys p[0 .. 16 s) (see vf_load_phase_f32). Written
+ * as one loop here: composed from vf_phase, it made GCC 12 -O3 crash (internal compiler
+ * error in the vectorizer). */
+#define VF_HAVE_LOAD_PHASE_K16 1
+static inline vf vf_load_phase_k16(const int16_t *p, int s, int ph) {
+  VF_MAP1(nkl__i32_lane(p[s * i + ph]));
+}
+static inline vf vf_phase2_k16(const int16_t *p, int ph) { return vf_load_phase_k16(p, 2, ph); }
+/* Signed max of the key lanes. */
+static inline vf vf_imax(vf a, vf b) {
+  VF_MAP1(nkl__lane_i32(a.v[i]) > nkl__lane_i32(b.v[i]) ? a.v[i] : b.v[i]);
+}
+static inline int32_t vf_reduce_imax(vf a) {
+  int32_t m = nkl__lane_i32(a.v[0]);
+  for (int i = 1; i < VF_LANES; i++) m = nkl__lane_i32(a.v[i]) > m ? nkl__lane_i32(a.v[i]) : m;
+  return m;
+}
+/* The 16-bit floats of 16 key lanes. */
+static inline void vf_store_unkey16(uint16_t *p, vf a, int c) {
+  for (int i = 0; i < VF_LANES; i++) p[i] = nkl__unkey16((int16_t)nkl__lane_i32(a.v[i]), c);
+}
+
 #undef VF_MAP1
 
 #endif
