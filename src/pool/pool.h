@@ -42,6 +42,7 @@ typedef struct pool_args {
    * row_tab[(od * h.out + oh) * row_stride] */
   const int64_t *row_tab;
   int64_t row_stride;
+  int64_t pf_dist;  /* how far past each depth slice's last tap row 3-d windows prefetch */
   int64_t tmp_len;  /* floats of one row buffer (a multiple of 16); each thread has two */
   float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
   atomic_int *slot; /* the next free slice */
