@@ -51,9 +51,10 @@ typedef struct pool_args {
 /* The D/H tap rows of output row (od, oh), as pool_vertical reads them (one body for pool.c's
  * table and the kernels' per-row fallback): e[0] = nr, the number of tap rows (counting stops
  * at POOL_MAX_ROWS + 1); e[1] = npf, the depth slices (at most 4); e[2] = adv, the input rows
- * the next output row moves down by (1 to 4, for the prefetch); e[3] = last, the element
- * offset of the last tap row; e[4 + g] = the byte offset of slice g's last tap row; e[8 + i] =
- * the byte offset of tap row i < min(nr, POOL_MAX_ROWS). es: bytes per element. */
+ * the next output row moves down by (for the prefetch: 1 to 16 with one slice, else 1 to 4);
+ * e[3] = last, the element offset of the last tap row; e[4 + g] = the byte offset of slice
+ * g's last tap row; e[8 + i] = the byte offset of tap row i < min(nr, POOL_MAX_ROWS). es:
+ * bytes per element. */
 enum { POOL_MAX_ROWS = 32, POOL_ROW_ENTRY = 8 + POOL_MAX_ROWS };
 static inline void pool_plan_row(const pool_args *a, int64_t od, int64_t oh, int64_t es,
                                  int64_t *e) {
@@ -68,7 +69,10 @@ static inline void pool_plan_row(const pool_args *a, int64_t od, int64_t oh, int
     if (h0 < h1 && npf < 4) e[4 + npf++] = last * es;
   }
   int64_t adv = oh + 1 < a->h.out ? a->h.lo[oh + 1] - h0 : 1;
-  e[0] = nr, e[1] = npf, e[2] = adv < 1 ? 1 : adv > 4 ? 4 : adv, e[3] = last;
+  /* one depth slice: a burst of adv rows per output row, so follow the whole step (adaptive
+   * bins advance up to in/out rows); 3-d windows prefetch adv rows of each slice per vector */
+  const int64_t cap = npf == 1 ? 16 : 4;
+  e[0] = nr, e[1] = npf, e[2] = adv < 1 ? 1 : adv > cap ? cap : adv, e[3] = last;
 }
 
 /* (name prefix, dtype) of the kernels each ISA provides. */
