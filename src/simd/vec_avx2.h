@@ -84,13 +84,13 @@ static inline __m256i nkl__f32x8_to_bf16_epi32(__m256 x) {
                                            _mm256_set1_epi32(0x7F800000));
   return _mm256_blendv_epi8(rne, quiet, isnan);
 }
-static inline void vf_store_bf16(uint16_t *p, vf a) {
+static inline __attribute__((always_inline)) void vf_store_bf16(uint16_t *p, vf a) {
   /* packus interleaves 128-bit lanes; the permute puts lanes 0..15 back in order */
   const __m256i packed =
       _mm256_packus_epi32(nkl__f32x8_to_bf16_epi32(a.lo), nkl__f32x8_to_bf16_epi32(a.hi));
   _mm256_storeu_si256((__m256i *)p, _mm256_permute4x64_epi64(packed, 0xD8));
 }
-static inline void vf_store_f16(uint16_t *p, vf a) {
+static inline __attribute__((always_inline)) void vf_store_f16(uint16_t *p, vf a) {
   _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT));
   _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT));
 }
@@ -146,13 +146,14 @@ static inline __m256 nkl__max_nan8(__m256 acc, __m256 x) {
 static inline vf vf_max_nan(vf acc, vf x) {
   return vf_make(nkl__max_nan8(acc.lo, x.lo), nkl__max_nan8(acc.hi, x.hi));
 }
-/* NaN lanes become the canonical quiet NaN 0x7FC00000 (see vec_scalar.h). */
-static inline __m256 nkl__canon_nan8(__m256 a) {
-  return _mm256_blendv_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)),
+/* -0 becomes +0 (x + 0) and NaN lanes the default NaN 0xFFC00000 (see vec_scalar.h). */
+static inline __m256 nkl__fix_zero_nan8(__m256 a) {
+  a = _mm256_add_ps(a, _mm256_setzero_ps());
+  return _mm256_blendv_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32((int)0xFFC00000u)),
                           _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
 }
-static inline vf vf_canon_nan(vf a) {
-  return vf_make(nkl__canon_nan8(a.lo), nkl__canon_nan8(a.hi));
+static inline vf vf_fix_zero_nan(vf a) {
+  return vf_make(nkl__fix_zero_nan8(a.lo), nkl__fix_zero_nan8(a.hi));
 }
 /* Even (sel 0x88) or odd (0xDD) lanes of x ++ y: the shuffle picks x0 x2 y0 y2 | x4 x6 y4
  * y6 per 128-bit half, the 64-bit permute restores the order. (A macro: sel must be an
@@ -212,7 +213,7 @@ static inline __m256 nkl__shift8(__m256 x, __m256 y, int n) {
   }
 }
 /* The 16 lanes starting n lanes into a, continued by b (see vec_scalar.h). */
-static inline vf vf_shift_in(vf a, vf b, int n) {
+static inline __attribute__((always_inline)) vf vf_shift_in(vf a, vf b, int n) {
   if (n == 0) return a;
   if (n < 8) return vf_make(nkl__shift8(a.lo, a.hi, n), nkl__shift8(a.hi, b.lo, n));
   if (n == 8) return vf_make(a.hi, b.lo);
@@ -345,7 +346,7 @@ static inline int32_t vf_reduce_imax(vf a) {
   for (int i = 1; i < 8; i++) m = t[i] > m ? t[i] : m;
   return m;
 }
-static inline void vf_store_unkey16(uint16_t *p, vf a, int c) {
+static inline __attribute__((always_inline)) void vf_store_unkey16(uint16_t *p, vf a, int c) {
   /* packs interleaves 128-bit lanes; the permute puts lanes 0..15 back in order (no lane
    * saturates: keys are int16) */
   const __m256i k = _mm256_permute4x64_epi64(

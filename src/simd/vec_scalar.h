@@ -42,10 +42,10 @@ static inline vf vf_load_f16(const uint16_t *p) { VF_MAP1(nkl__f16_to_f32(p[i]))
 static inline void vf_store_f32(float *p, vf a) {
   for (int i = 0; i < VF_LANES; i++) p[i] = a.v[i];
 }
-static inline void vf_store_bf16(uint16_t *p, vf a) {
+static inline __attribute__((always_inline)) void vf_store_bf16(uint16_t *p, vf a) {
   for (int i = 0; i < VF_LANES; i++) p[i] = nkl__f32_to_bf16(a.v[i]);
 }
-static inline void vf_store_f16(uint16_t *p, vf a) {
+static inline __attribute__((always_inline)) void vf_store_f16(uint16_t *p, vf a) {
   for (int i = 0; i < VF_LANES; i++) p[i] = nkl__f32_to_f16(a.v[i]);
 }
 
@@ -85,10 +85,12 @@ static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a);
 static inline vf vf_max_nan(vf acc, vf x) {
   VF_MAP1((x.v[i] != x.v[i] || x.v[i] > acc.v[i]) ? x.v[i] : acc.v[i]);
 }
-/* NaN lanes become the canonical quiet NaN 0x7FC00000: which NaN an add returns depends on
- * operand order, which compilers may swap; this makes NaN results identical on every ISA. */
-static inline vf vf_canon_nan(vf a) {
-  VF_MAP1(a.v[i] != a.v[i] ? nkl__bits_f32(0x7FC00000u) : a.v[i]);
+/* -0 becomes +0 and NaN lanes the default NaN 0xFFC00000 (x86's "real indefinite", what
+ * inf - inf gives): which NaN an add returns depends on operand order, which compilers may
+ * swap; this makes NaN results identical on every ISA. The +0 is the sign a sum started from
+ * +0 has. */
+static inline vf vf_fix_zero_nan(vf a) {
+  VF_MAP1(a.v[i] != a.v[i] ? nkl__bits_f32(0xFFC00000u) : a.v[i] + 0.0f);
 }
 /* Lanes p[0], p[s], ..., p[15 s] for 1 <= s < 2^26. Other ISAs may read further, up to
  * p[16 s + 15] (full vectors around the lanes); callers keep that memory valid. */
@@ -104,7 +106,7 @@ static inline vf vf_phase(vf a, vf b, vf c, vf d, int s, int ph) {
 }
 /* The 16 lanes starting n lanes into a, continued by b (0 <= n <= 16): lane i is a[i + n]
  * for i + n < 16, else b[i + n - 16]. n is a compile-time constant at every call site. */
-static inline vf vf_shift_in(vf a, vf b, int n) {
+static inline __attribute__((always_inline)) vf vf_shift_in(vf a, vf b, int n) {
   VF_MAP1(i + n < VF_LANES ? a.v[i + n] : b.v[i + n - VF_LANES]);
 }
 
@@ -197,7 +199,7 @@ static inline int32_t vf_reduce_imax(vf a) {
   return m;
 }
 /* The 16-bit floats of 16 key lanes. */
-static inline void vf_store_unkey16(uint16_t *p, vf a, int c) {
+static inline __attribute__((always_inline)) void vf_store_unkey16(uint16_t *p, vf a, int c) {
   for (int i = 0; i < VF_LANES; i++) p[i] = nkl__unkey16((int16_t)nkl__lane_i32(a.v[i]), c);
 }
 
