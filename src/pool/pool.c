@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
+#include "core/scratch.h"
 #include "pool/pool.h"
 
 #define DECL_OP(pfx, op, isa) \
@@ -88,57 +89,55 @@ nkl_status nkl_pool_output_size(int64_t in, int64_t k, int64_t s, int64_t p, int
   return NKL_OK;
 }
 
-/* Fills one axis of a strided pool: output o starts at o*s - p, taps every d, k of them. */
-static void plan_axis(pool_axis *ax, int64_t *lo, int64_t *hi, float *cnt, int64_t k, int64_t s,
-                      int64_t p, int64_t d, bool include_pad, int64_t divisor) {
-  ax->step = d;
-  for (int64_t o = 0; o < ax->out; o++) {
-    const int64_t start = o * s - p, end = start + (k - 1) * d + 1;
-    lo[o] = start < 0 ? start + (-start + d - 1) / d * d : start;
-    hi[o] = end < ax->in ? end : ax->in;
-    if (hi[o] < lo[o]) hi[o] = lo[o];
-    /* PyTorch: pool_size spans the window clipped to the padded input; otherwise only the
-     * valid elements count (dilation is 1 for averages). */
-    const int64_t pend = start + k < ax->in + p ? start + k : ax->in + p;
-    cnt[o] = divisor       ? (float)divisor
-             : include_pad ? (float)(pend - start)
-                           : (float)(hi[o] - lo[o]);
+/* One axis' parameters (a missing axis: one tap of an input of 1; adaptive: no k, s, p, d). */
+typedef struct axis_prm {
+  int64_t k, s, p, d;
+  bool adaptive;
+} axis_prm;
+
+/* Output o's valid taps: lo, lo + step, ... below hi. Strided: the window starts at o*s - p,
+ * with k taps every d; adaptive: [floor(o*in/out), ceil((o+1)*in/out)), step 1. */
+static void axis_window(const pool_axis *ax, const axis_prm *q, int64_t o, int64_t *lo,
+                        int64_t *hi) {
+  if (q->adaptive) {
+    *lo = o * ax->in / ax->out, *hi = ((o + 1) * ax->in + ax->out - 1) / ax->out;
+    return;
   }
+  const int64_t start = o * q->s - q->p, end = start + (q->k - 1) * q->d + 1;
+  *lo = start < 0 ? start + (-start + q->d - 1) / q->d * q->d : start;
+  *hi = end < ax->in ? end : ax->in;
+  if (*hi < *lo) *hi = *lo;
 }
 
-/* Adaptive axis: output o covers [floor(o*in/out), ceil((o+1)*in/out)). */
-static void plan_adaptive(pool_axis *ax, int64_t *lo, int64_t *hi, float *cnt) {
-  ax->step = 1;
+/* The most valid taps of any output of an axis (sizes the row table before planning). */
+static int64_t axis_max_taps(const pool_axis *ax, const axis_prm *q) {
+  int64_t m = 0;
   for (int64_t o = 0; o < ax->out; o++) {
-    lo[o] = o * ax->in / ax->out;
-    hi[o] = ((o + 1) * ax->in + ax->out - 1) / ax->out;
-    cnt[o] = (float)(hi[o] - lo[o]);
+    int64_t lo, hi;
+    axis_window(ax, q, o, &lo, &hi);
+    const int64_t n = (hi - lo + ax->step - 1) / ax->step;
+    m = n > m ? n : m;
   }
+  return m;
 }
 
-/* The D/H tap rows of every output row (od, oh), laid out as pool.h's row_tab describes, so
- * that the kernels do not rebuild them for every plane (a fifth of the time of pools with
- * short rows: AvgPool3d on 20x22 planes). NULL (the kernels then build them per row) when
- * a row has over 32 tap rows, the table would pass 1 MiB, or there is no memory. */
-static int64_t *plan_rows(const pool_args *a, int64_t es, int64_t *stride) {
-  const int64_t OD = a->d.out, OH = a->h.out;
-  int64_t nd = 0, nh = 0; /* the most depth / height taps of any output */
-  for (int64_t o = 0; o < OD; o++) {
-    const int64_t n = (a->d.hi[o] - a->d.lo[o] + a->d.step - 1) / a->d.step;
-    nd = n > nd ? n : nd;
+/* Fills an axis' tables: lo, hi (NULL for W in output mode: the kernels need only cnt) and
+ * cnt, the axis' factor of the average divisor: `divisor` if nonzero, else PyTorch's
+ * pool_size: the window clipped to the padded input with count_include_pad, else only the
+ * valid taps (dilation is 1 for averages); adaptive: the bin's size. */
+static void plan_axis(pool_axis *ax, const axis_prm *q, int64_t *lo, int64_t *hi, float *cnt,
+                      bool include_pad, int64_t divisor) {
+  for (int64_t o = 0; o < ax->out; o++) {
+    int64_t l, h;
+    axis_window(ax, q, o, &l, &h);
+    if (lo) lo[o] = l, hi[o] = h;
+    const int64_t start = o * q->s - q->p;
+    const int64_t pend = start + q->k < ax->in + q->p ? start + q->k : ax->in + q->p;
+    cnt[o] = divisor                       ? (float)divisor
+             : include_pad && !q->adaptive ? (float)(pend - start)
+                                           : (float)(h - l);
   }
-  for (int64_t o = 0; o < OH; o++) {
-    const int64_t n = (a->h.hi[o] - a->h.lo[o] + a->h.step - 1) / a->h.step;
-    nh = n > nh ? n : nh;
-  }
-  *stride = 8 + nd * nh;
-  if (nd * nh > POOL_MAX_ROWS || OD * OH > (1 << 20) / 8 / *stride) return NULL;
-  int64_t *tab = malloc((size_t)(OD * OH * *stride) * sizeof(int64_t));
-  if (!tab) return NULL;
-  for (int64_t od = 0; od < OD; od++)
-    for (int64_t oh = 0; oh < OH; oh++)
-      pool_plan_row(a, od, oh, es, tab + (od * OH + oh) * *stride);
-  return tab;
+  ax->lo = lo, ax->hi = hi, ax->cnt = cnt;
 }
 
 static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor *x,
@@ -224,46 +223,25 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   a.y = y->data;
   a.planes = x->shape[0] * x->shape[1];
   pool_axis *axes[3] = {&a.d, &a.h, &a.w};
-  int64_t K[3] = {1, 1, 1}, S[3] = {1, 1, 1}, P[3] = {0, 0, 0}, Dl[3] = {1, 1, 1};
-  int64_t total = 0;
+  axis_prm q[3];
   for (int i = 0; i < 3; i++) {
     const int src = i - (3 - nsp); /* spatial index in x, or < 0 for a missing axis */
     axes[i]->in = src < 0 ? 1 : x->shape[2 + src];
     axes[i]->out = src < 0 ? 1 : y->shape[2 + src];
-    if (src >= 0 && !adaptive) {
-      K[i] = prm->kernel_size[src], S[i] = prm->stride[src], P[i] = prm->padding[src];
-      Dl[i] = prm->dilation[src];
-    }
-    total += axes[i]->out + kPad + 1;
-  }
-  /* One allocation: lo, hi (int64) and cnt (float, padded for 16-lane loads) per axis. */
-  char *tables = malloc((size_t)total * 20 + 64);
-  if (!tables) return nkl__fail(NKL_ERR_ALLOC, "%s: no memory for the tap tables", op);
-  char *t = tables;
-  for (int i = 0; i < 3; i++) {
-    const int64_t n = (axes[i]->out + kPad + 1) / 2 * 2; /* even: keeps the int64 arrays aligned */
-    int64_t *lo = (int64_t *)t, *hi = lo + n;
-    float *cnt = (float *)(hi + n);
-    t = (char *)(cnt + n);
-    for (int64_t j = 0; j < n; j++) cnt[j] = 1.0f;
-    const bool override_here = !adaptive && prm->divisor_override && i == 2;
-    if (adaptive)
-      plan_adaptive(axes[i], lo, hi, cnt);
-    else
-      plan_axis(axes[i], lo, hi, cnt, K[i], S[i], P[i], Dl[i], prm->count_include_pad,
-                override_here ? prm->divisor_override : 0);
-    if (!adaptive && prm->divisor_override && i < 2)
-      for (int64_t j = 0; j < axes[i]->out; j++) cnt[j] = 1.0f;
-    axes[i]->lo = lo, axes[i]->hi = hi, axes[i]->cnt = cnt;
+    q[i] = (axis_prm){1, 1, 0, 1, adaptive && src >= 0};
+    if (src >= 0 && !adaptive)
+      q[i] = (axis_prm){prm->kernel_size[src], prm->stride[src], prm->padding[src],
+                        prm->dilation[src], false};
+    axes[i]->step = q[i].adaptive ? 1 : q[i].d;
   }
 
   /* W: output mode (vectorised along outputs) unless each output's window is long compared
    * with the row, or the windows are not evenly strided (adaptive). */
   const int64_t OW = a.w.out, OWr = (OW + 15) / 16 * 16;
-  const double cost_out = (double)(OWr / 16) * (double)K[2];
-  const double cost_taps = (double)OW * (double)((K[2] + 15) / 16 + 4);
-  a.tap_mode = adaptive || (Dl[2] == 1 && cost_taps < cost_out);
-  a.stride = S[2], a.k = K[2], a.dil = Dl[2], a.pad = a.tap_mode ? 0 : P[2];
+  const double cost_out = (double)(OWr / 16) * (double)q[2].k;
+  const double cost_taps = (double)OW * (double)((q[2].k + 15) / 16 + 4);
+  a.tap_mode = adaptive || (q[2].d == 1 && cost_taps < cost_out);
+  a.stride = q[2].s, a.k = q[2].k, a.dil = q[2].d, a.pad = a.tap_mode ? 0 : q[2].p;
   const int64_t need_v = a.pad + (a.w.in + 15) / 16 * 16 + 16;
   /* strided loads may read up to 16 * stride + 15 floats past their first lane; the phase
    * split of the vector after the last one reads tmp up to (OWr + 16) * stride */
@@ -271,25 +249,61 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   if (!a.tap_mode && need_h < (OWr + 16) * a.stride) need_h = (OWr + 16) * a.stride;
   a.tmp_len = ((need_v > need_h ? need_v : need_h) + 16 + 15) / 16 * 16; /* whole lines */
 
+  const size_t es = nkl_dtype_size(x->dtype);
+  const int64_t bytes = (nkl__numel(x) + nkl__numel(y)) * (int64_t)es;
+  const int threads = nkl__threads_for(a.planes, bytes);
+
+  /* The D/H tap rows of every output row (pool.h's row_tab), so that the kernels do not
+   * rebuild them for every plane (a fifth of the time of pools with short rows: AvgPool3d on
+   * 20x22 planes). None (the kernels then build them per row) when a row has over 32 tap
+   * rows or the table would pass 1 MiB. */
+  const int64_t OD = a.d.out, OH = a.h.out,
+                taps = axis_max_taps(&a.d, &q[0]) * axis_max_taps(&a.h, &q[1]);
+  a.row_stride = 8 + taps;
+  const bool plan_rows = taps <= POOL_MAX_ROWS && OD * OH <= (1 << 20) / 8 / a.row_stride;
+
+  /* One scratch block: per thread 2 row buffers, each on a cache line (the horizontal pass's
+   * loads of tmp are then line-aligned; with malloc's 16-byte alignment rows were up to 18%
+   * slower); the row table; per axis lo, hi (int64) and cnt (float, padded for 16-lane
+   * loads). W in output mode has cnt only: a cold call pays for every line it writes, and
+   * lo/hi were 16 of the 20 bytes per output (AvgPool1d on 2048 columns: 20 KiB). */
+  const int64_t rows_bytes = plan_rows ? OD * OH * a.row_stride * (int64_t)sizeof(int64_t) : 0;
+  int64_t n[3],
+      block_bytes = (int64_t)threads * 2 * a.tmp_len * (int64_t)sizeof(float) + rows_bytes;
+  bool lohi[3];
+  for (int i = 0; i < 3; i++) {
+    n[i] = (axes[i]->out + kPad + 1) / 2 * 2; /* even: keeps the int64 arrays aligned */
+    lohi[i] = !(i == 2 && !a.tap_mode && axes[i]->out > 1);
+    block_bytes += n[i] * (lohi[i] ? 20 : 4);
+  }
+  char *block = nkl__scratch_get((size_t)block_bytes);
+  if (!block)
+    return nkl__fail(NKL_ERR_ALLOC, "%s: no memory for %lld bytes of scratch", op,
+                     (long long)block_bytes);
+  a.scratch = (float *)block;
+  char *t = block + (size_t)threads * 2 * (size_t)a.tmp_len * sizeof(float);
+  int64_t *row_tab = plan_rows ? (int64_t *)t : NULL;
+  t += rows_bytes;
+  for (int i = 0; i < 3; i++) {
+    int64_t *lo = lohi[i] ? (int64_t *)t : NULL, *hi = lohi[i] ? lo + n[i] : NULL;
+    float *cnt = (float *)(lohi[i] ? (char *)(hi + n[i]) : t);
+    t = (char *)(cnt + n[i]);
+    for (int64_t j = axes[i]->out; j < n[i]; j++) cnt[j] = 1.0f;
+    /* divisor_override replaces the whole divisor: put it on W, 1 on D and H */
+    const int64_t divisor = adaptive || !prm->divisor_override ? 0
+                            : i == 2                           ? prm->divisor_override
+                                                               : 1;
+    plan_axis(axes[i], &q[i], lo, hi, cnt, !adaptive && prm->count_include_pad, divisor);
+  }
+
   /* Global: one output whose window covers each axis exactly once, step 1. */
   a.global = 1;
   for (int i = 0; i < 3; i++)
     if (axes[i]->out != 1 || axes[i]->lo[0] != 0 || axes[i]->hi[0] != axes[i]->in ||
         (axes[i]->in > 1 && axes[i]->step != 1))
       a.global = 0;
-  const size_t es = nkl_dtype_size(x->dtype);
-  const int64_t bytes = (nkl__numel(x) + nkl__numel(y)) * (int64_t)es;
-  const int threads = nkl__threads_for(a.planes, bytes);
   atomic_int slot = 0;
   a.slot = &slot;
-  /* 2 rows per thread, each on a cache line: the horizontal pass's loads of tmp are then
-   * line-aligned (with malloc's 16-byte alignment rows were up to 18% slower) */
-  a.scratch = aligned_alloc(64, (size_t)threads * 2 * (size_t)a.tmp_len * sizeof(float));
-  if (!a.scratch) {
-    free(tables);
-    return nkl__fail(NKL_ERR_ALLOC, "%s: no memory for %d x %lld floats of scratch", op, threads,
-                     (long long)(2 * a.tmp_len));
-  }
   /* How far ahead 3-d windows prefetch each depth slice (the per-vector prefetch of the
    * vertical pass). Small slices: the windows walk x nearly in address order, and about 4
    * slices ahead measured best (cold, 2 threads: MaxPool3d 2x2x2 on 56x56 f16 1.16 ms at
@@ -297,15 +311,16 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
    * Large slices are separate streams, and more than ~12 KiB ahead in all of them evicted the
    * lines from L1 before their use (MaxPool3d 3x3x3 on 112x112 bf16: 2.83-2.93 ms at 2-6 KiB,
    * 3.27 at 8 KiB). */
-  const int64_t slice = a.h.in * a.w.in * (int64_t)es, nslices = K[0] < 4 ? K[0] : 4;
+  const int64_t slice = a.h.in * a.w.in * (int64_t)es, nslices = q[0].k < 4 ? q[0].k : 4;
   a.pf_dist = 4 * slice <= 32768 ? (4 * slice + 4095) / 4096 * 4096 : 12288 / nslices / 64 * 64;
-  int64_t *row_tab = a.global ? NULL : plan_rows(&a, (int64_t)es, &a.row_stride);
-  a.row_tab = row_tab;
+  if (row_tab && !a.global)
+    for (int64_t od = 0; od < OD; od++)
+      for (int64_t oh = 0; oh < OH; oh++)
+        pool_plan_row(&a, od, oh, (int64_t)es, row_tab + (od * OH + oh) * a.row_stride);
+  a.row_tab = a.global ? NULL : row_tab;
   /* Planes are independent, so the thread split never changes a result. */
   nkl__parallel_range(threads, a.planes, (nkl_range_fn)kern->fn, &a);
-  free(row_tab);
-  free(a.scratch);
-  free(tables);
+  nkl__scratch_put(block);
   nkl__ran_kernel(op, kern->name);
   return NKL_OK;
 }

@@ -6,7 +6,7 @@
 #include "core/convert_scalar.h"
 #include "core/internal.h"
 #include "norm/lpnorm/lpnorm.h"
-#include "norm/norm_scratch.h"
+#include "core/scratch.h"
 
 #define DECL_ISA(op, pfx, isa) \
   void pfx##_f32acc_##op##__##isa(const void *a, int64_t i0, int64_t i1);
@@ -116,14 +116,14 @@ static nkl_status lpnorm(const char *op, int p, const nkl_tensor *x, const int *
                   p == 1 ? sizeof k_l1 / sizeof k_l1[0] : sizeof k_l2 / sizeof k_l2[0], (int)xt);
   if (!k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
   const int64_t nblk = (C + kBlock - 1) / kBlock, total = B * A * nblk;
-  float *part = nkl__norm_scratch_get((size_t)total * sizeof(float));
+  float *part = nkl__scratch_get((size_t)total * sizeof(float));
   if (!part) return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate the partial sums", op);
   const lpnorm_args a = {x->data, A, B, C, kBlock, nblk, part};
   const int64_t bytes = A * B * C * (int64_t)nkl_dtype_size(xt);
   nkl__parallel_range(nkl__threads_for(total, bytes), total, (nkl_range_fn)k->fn, &a);
   const final_ctx f = {part, A * nblk, p, y->data, xt};
   nkl__parallel_range(nkl__threads_for(B, total * 4), B, finish, &f);
-  nkl__norm_scratch_put(part);
+  nkl__scratch_put(part);
   nkl__ran_kernel(op, k->name);
   return NKL_OK;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
-#include "norm/norm_scratch.h"
+#include "core/scratch.h"
 #include "norm/rownorm/rownorm.h"
 
 /* Prototypes of every kernel: <prefix>_f32acc_<op>__<isa>. */
@@ -291,13 +291,13 @@ static nkl_status run(const char *op, const rn_plan *p) {
   void *scratch = NULL;
   if (a.scale) { /* quantized: per thread, an f32 row for x and y and w, b in f32 */
     const size_t bytes = (size_t)p->threads * 3 * (size_t)(a.n + 16) * sizeof(float);
-    if (!(scratch = nkl__norm_scratch_get(bytes)))
+    if (!(scratch = nkl__scratch_get(bytes)))
       return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes of row buffers", op, bytes);
     a.yrows = scratch;
     a.slot = &slot;
   }
   nkl__parallel_range(p->threads, p->m, (nkl_range_fn)p->k->fn, &a);
-  if (scratch) nkl__norm_scratch_put(scratch);
+  if (scratch) nkl__scratch_put(scratch);
   nkl__ran_kernel(op, p->k->name);
   return NKL_OK;
 }

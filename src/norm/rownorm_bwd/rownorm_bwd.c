@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "norm/norm_scratch.h"
+#include "core/scratch.h"
 #include "norm/rownorm_bwd/rownorm_bwd.h"
 
 #define DECL_ISA(op, pfx, isa) \
@@ -143,7 +143,7 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
   float *part = NULL;
   if (nparts && !direct) {
     const size_t bytes = ((size_t)(nparts * chunks * n) * sizeof(float) + 63) / 64 * 64;
-    if (!(part = nkl__norm_scratch_get(bytes)))
+    if (!(part = nkl__scratch_get(bytes)))
       return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes of partial sums", op, bytes);
   }
   const rownorm_bwd_args a = {
@@ -174,7 +174,7 @@ static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_te
     const rownorm_bwd_reduce_args r = {j ? a.db_part : a.dw_part, chunks, n, out->data};
     nkl__parallel_range(nkl__threads_for(n, chunks * n * 4), n, (nkl_range_fn)kr->fn, &r);
   }
-  nkl__norm_scratch_put(part);
+  nkl__scratch_put(part);
   nkl__ran_kernel(op, k->name);
   return NKL_OK;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
-#include "norm/norm_scratch.h"
+#include "core/scratch.h"
 #include "norm/spectral/spectral.h"
 
 #define DECL_ISA(name, pfx, isa) \
@@ -111,7 +111,7 @@ nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tenso
   const int64_t chunks = O < kMaxChunks ? O : kMaxChunks;
   /* one chunk (O = 1): its partial row is t itself, written straight into v_out */
   float *part = chunks == 1 ? (float *)v_out->data
-                            : nkl__norm_scratch_get((size_t)(chunks * I) * sizeof(float));
+                            : nkl__scratch_get((size_t)(chunks * I) * sizeof(float));
   if (!part) return nkl__fail(NKL_ERR_ALLOC, "spectral_norm: cannot allocate the partial sums");
   float *v = v_out->data, *uo = u_out->data;
   const int64_t bytes = O * I * (int64_t)nkl_dtype_size(wt);
@@ -121,7 +121,7 @@ nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tenso
   if (chunks > 1) {
     const reduce_ctx r = {part, chunks, I, v};
     nkl__parallel_range(nkl__threads_for(I, chunks * I * 4), I, reduce_cols, &r);
-    nkl__norm_scratch_put(part);
+    nkl__scratch_put(part);
   }
   /* v = t / max(||t||, eps) */
   const float nt = sqrtf(dot16(v, v, 1.0f, I)), dt = nt > eps ? nt : eps;

@@ -1,5 +1,5 @@
-/* Per-thread reusable scratch for the norm ops (see norm_scratch.h). */
-#include "norm/norm_scratch.h"
+/* Per-thread reusable scratch (see scratch.h). */
+#include "core/scratch.h"
 
 #include <stdlib.h>
 
@@ -8,7 +8,7 @@ enum { kKeepBytes = 16 << 20 };
 static _Thread_local void *g_buf;
 static _Thread_local size_t g_cap;
 
-void *nkl__norm_scratch_get(size_t bytes) {
+void *nkl__scratch_get(size_t bytes) {
   const size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded > kKeepBytes) return aligned_alloc(64, rounded ? rounded : 64);
   if (rounded > g_cap || !g_buf) {
@@ -22,6 +22,6 @@ void *nkl__norm_scratch_get(size_t bytes) {
   return g_buf;
 }
 
-void nkl__norm_scratch_put(void *p) {
+void nkl__scratch_put(void *p) {
   if (p && p != g_buf) free(p);
 }
