@@ -124,10 +124,25 @@ static int64_t axis_max_taps(const pool_axis *ax, const axis_prm *q) {
 /* Fills an axis' tables: lo, hi (NULL for W in output mode: the kernels need only cnt) and
  * cnt, the axis' factor of the average divisor: `divisor` if nonzero, else PyTorch's
  * pool_size: the window clipped to the padded input with count_include_pad, else only the
- * valid taps (dilation is 1 for averages); adaptive: the bin's size. */
+ * valid taps (dilation is 1 for averages); adaptive: the bin's size. Without lo/hi, the
+ * outputs [mid0, mid1) whose whole window lies inside the input (k taps either way) get a
+ * constant run: the general rule per output was a microsecond of a 1025-output row. */
 static void plan_axis(pool_axis *ax, const axis_prm *q, int64_t *lo, int64_t *hi, float *cnt,
                       bool include_pad, int64_t divisor) {
+  int64_t mid0 = 0, mid1 = 0;
+  if (!lo && !q->adaptive) {
+    const int64_t last = ax->in - 1 - (q->k - 1) * q->d + q->p; /* the last inside start, + p */
+    mid0 = (q->p + q->s - 1) / q->s;
+    mid1 = last < 0 ? 0 : last / q->s + 1;
+    mid0 = mid0 < ax->out ? mid0 : ax->out;
+    mid1 = mid1 < ax->out ? mid1 : ax->out;
+  }
   for (int64_t o = 0; o < ax->out; o++) {
+    if (o == mid0 && mid1 > mid0) {
+      const float c = (float)(divisor ? divisor : q->k);
+      for (; o < mid1; o++) cnt[o] = c;
+      if (o == ax->out) break;
+    }
     int64_t l, h;
     axis_window(ax, q, o, &l, &h);
     if (lo) lo[o] = l, hi[o] = h;
@@ -259,7 +274,7 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
    * rows or the table would pass 1 MiB. */
   const int64_t OD = a.d.out, OH = a.h.out,
                 taps = axis_max_taps(&a.d, &q[0]) * axis_max_taps(&a.h, &q[1]);
-  a.row_stride = 8 + taps;
+  a.row_stride = 8 + taps, a.one_tap_row = taps <= 1;
   const bool plan_rows = taps <= POOL_MAX_ROWS && OD * OH <= (1 << 20) / 8 / a.row_stride;
 
   /* One scratch block: per thread 2 row buffers, each on a cache line (the horizontal pass's

@@ -36,7 +36,8 @@ typedef struct pool_args {
   int64_t planes;
   pool_axis d, h, w;
   int tap_mode;
-  int global; /* one output per plane, window = the whole plane (see pool_global) */
+  int global;      /* one output per plane, window = the whole plane (see pool_global) */
+  int one_tap_row; /* every output row has one D/H tap row at most (1-d pools, kernel height 1) */
   int64_t stride, k, dil, pad;
   /* Per output row (od, oh), when planned (else NULL): pool_plan_row's entry at
    * row_tab[(od * h.out + oh) * row_stride] */
