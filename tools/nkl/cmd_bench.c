@@ -607,7 +607,7 @@ int cmd_bench(int argc, char **argv) {
     cJSON_AddNumberToObject(settings, "warmup", to.warmup);
     cJSON_AddNumberToObject(settings, "samples", to.samples);
     cJSON_AddNumberToObject(settings, "llc_bytes", (double)llc_bytes());
-    cJSON_AddNumberToObject(settings, "evict_bytes", (double)(llc_bytes() * 4 > (64 << 20) ? llc_bytes() * 4 : (64 << 20)));
+    cJSON_AddNumberToObject(settings, "evict_bytes", (double)evict_bytes());
     cJSON_AddNumberToObject(settings, "batch_below_ms", 0.020);
     cJSON_AddNumberToObject(settings, "slow_call_ms", TIMING_SLOW_MS);
     cJSON_AddStringToObject(settings, "order", "A B C ... then ... C B A, samples pooled");

@@ -214,14 +214,20 @@ int cmd_calibrate(int argc, char **argv) {
   cJSON_AddNumberToObject(cpu, "clock_ghz", ghz);
   fprintf(stderr, "calibrate: clock %.2f GHz (dependent add chain, 1 thread)\n", ghz);
 
-  /* Bandwidth: three arrays of 4x, 8x, 16x the LLC each (>= 128 MiB total per array set). */
+  /* Bandwidth: three arrays of 4x, 8x, 16x the LLC each (>= 128 MiB total per array set),
+   * but the three together at most a quarter of physical memory: a VM can report its host's
+   * whole L3 (480 MiB on a Xeon guest, where 16x made 22.5 GiB of arrays on a 24 GiB machine
+   * and calibrate was killed for memory). Capped sizes may repeat; the median still holds. */
   cJSON *mem = cJSON_AddObjectToObject(doc, "memory");
   cJSON *sizes = cJSON_AddArrayToObject(mem, "triad");
   double per_size[3];
   const int passes = 15;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const size_t cap = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 12 : (size_t)1 << 30;
   for (int k = 0; k < 3; k++) {
     size_t bytes = (size_t)llc * (size_t)(4 << k);
     if (bytes < ((size_t)32 << 20) << k) bytes = ((size_t)32 << 20) << k;
+    if (bytes > cap) bytes = cap / 4096 * 4096;
     double runs[32];
     per_size[k] = calibration_triad_gbps(bytes / sizeof(double), threads, passes, runs);
     cJSON *s = cJSON_CreateObject();

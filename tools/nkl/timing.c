@@ -35,10 +35,20 @@ static unsigned char *g_evict;
 static size_t g_evict_bytes;
 static volatile unsigned g_evict_sink;
 
+/* 4x the LLC, at least 64 MiB, at most an eighth of physical memory (a VM may report its
+ * host's whole L3: 480 MiB on a Xeon guest). */
+size_t evict_bytes(void) {
+  size_t want = (size_t)llc_bytes() * 4;
+  if (want < (64u << 20)) want = 64u << 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0 && want > (size_t)pages * (size_t)page / 8)
+    want = (size_t)pages * (size_t)page / 8;
+  return want;
+}
+
 void evict_caches(void) {
   if (!g_evict) {
-    size_t want = (size_t)llc_bytes() * 4;
-    if (want < (64u << 20)) want = 64u << 20;
+    const size_t want = evict_bytes();
     g_evict = malloc(want);
     if (!g_evict) return;
     memset(g_evict, 1, want);

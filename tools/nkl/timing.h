@@ -6,6 +6,7 @@
 #define NKL_TOOL_TIMING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nkl.h"
@@ -58,5 +59,6 @@ int timing_batch_for(double typical_ms);
  * line with a write, so the next call starts from DRAM. */
 void evict_caches(void);
 int64_t llc_bytes(void);
+size_t evict_bytes(void); /* what evict_caches reads */
 
 #endif
