@@ -76,6 +76,15 @@ static inline void pool_plan_row(const pool_args *a, int64_t od, int64_t oh, int
   e[0] = nr, e[1] = npf, e[2] = adv < 1 ? 1 : adv > cap ? cap : adv, e[3] = last;
 }
 
+/* How far ahead of its loads a pass over one depth slice (1-d and 2-d windows) prefetches x.
+ * About the bandwidth-delay product of one core's stream (~15-25 GB/s x 100-150 ns), not the
+ * norms' 8 KiB (VF_PREFETCH_BYTES): on a 2-vCPU Intel Xeon guest (AVX512-FP16/AMX, 480 MiB
+ * L3), `nkl bench`, 2 alternating cold runs per distance, against 8 KiB: MaxPool2d W4/W6 -18%
+ * at 2 KiB (-16/-10% at 3 KiB, -13/-5% at 4 KiB), AvgPool1d W3 -13%, MaxPool1d W2 -15%, the
+ * sub-ms rows within noise. On the Zen 4 guest 4-24 KiB had measured within noise on
+ * MaxPool2d W1/W7 and AvgPool2d W1/W3 (docs/ops-pool.md). */
+#define POOL_PREFETCH_BYTES 2048
+
 /* (name prefix, dtype) of the kernels each ISA provides. */
 #define NKL_POOL_DTYPES(X) \
   X(f32, NKL_F32)          \
