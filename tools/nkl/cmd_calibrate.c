@@ -222,8 +222,7 @@ int cmd_calibrate(int argc, char **argv) {
   cJSON *sizes = cJSON_AddArrayToObject(mem, "triad");
   double per_size[3];
   const int passes = 15;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  const size_t cap = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 12 : (size_t)1 << 30;
+  const size_t phys = phys_mem_bytes(), cap = phys ? phys / 12 : (size_t)1 << 30;
   for (int k = 0; k < 3; k++) {
     size_t bytes = (size_t)llc * (size_t)(4 << k);
     if (bytes < ((size_t)32 << 20) << k) bytes = ((size_t)32 << 20) << k;

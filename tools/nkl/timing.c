@@ -40,10 +40,13 @@ static volatile unsigned g_evict_sink;
 size_t evict_bytes(void) {
   size_t want = (size_t)llc_bytes() * 4;
   if (want < (64u << 20)) want = 64u << 20;
+  const size_t mem = phys_mem_bytes();
+  return mem && want > mem / 8 ? mem / 8 : want;
+}
+
+size_t phys_mem_bytes(void) {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page > 0 && want > (size_t)pages * (size_t)page / 8)
-    want = (size_t)pages * (size_t)page / 8;
-  return want;
+  return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
 }
 
 void evict_caches(void) {

@@ -59,6 +59,7 @@ int timing_batch_for(double typical_ms);
  * line with a write, so the next call starts from DRAM. */
 void evict_caches(void);
 int64_t llc_bytes(void);
-size_t evict_bytes(void); /* what evict_caches reads */
+size_t evict_bytes(void);    /* what evict_caches reads */
+size_t phys_mem_bytes(void); /* 0 if unknown */
 
 #endif
