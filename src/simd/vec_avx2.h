@@ -136,6 +136,11 @@ static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)
   store(t, a);
   _mm256_stream_si256((__m256i *)p, _mm256_load_si256((const __m256i *)t));
 }
+/* 64 bytes from the 64-byte aligned t to the 64-byte aligned p, non-temporally. */
+static inline void vf_stream_line(uint8_t *p, const uint8_t *t) {
+  _mm256_stream_si256((__m256i *)p, _mm256_load_si256((const __m256i *)t));
+  _mm256_stream_si256((__m256i *)(p + 32), _mm256_load_si256((const __m256i *)(t + 32)));
+}
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 
 /* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc

@@ -122,11 +122,20 @@ static inline void vf_store_e4m3_finite(uint8_t *p, vf a) {
   nkl__e4m3_store(p, u, nkl__e4m3_magnitude(_mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF))));
 }
 
-/* 64 codes from four vectors (vf_store_e4m3_finite of y[0..3] at p, p + 16, ...): the
+/* 64 codes from four vectors (vf_store_e4m3_finite of y[0..3] at p, p + 16, ...; nt: one
+ * non-temporal store, p 64-byte aligned): the
  * 32-bit codes are packed to bytes with two pack steps and put in order with one vpermd
  * (packing interleaves 4-dword groups: 128-bit lane L holds y0[4L..], y1[4L..], y2[4L..],
  * y3[4L..]), then stored in one 64-byte store instead of four vpmovdb (two uops each). */
-static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
+/* 64 bytes v at p; with nt a non-temporal store (p 64-byte aligned). */
+static inline void nkl__store_line(uint8_t *p, __m512i v, int nt) {
+  if (nt)
+    _mm512_stream_si512((void *)p, v);
+  else
+    _mm512_storeu_si512((void *)p, v);
+}
+
+static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
   const __m512i m = _mm512_set1_epi32(0x7FFFFFFF);
   __m512i k[4];
   for (int j = 0; j < 4; j++) {
@@ -137,7 +146,7 @@ static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
   const __m512i bytes =
       _mm512_packus_epi16(_mm512_packus_epi32(k[0], k[1]), _mm512_packus_epi32(k[2], k[3]));
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  _mm512_storeu_si512((void *)p, _mm512_permutexvar_epi32(order, bytes));
+  nkl__store_line(p, _mm512_permutexvar_epi32(order, bytes), nt);
 }
 
 /* The codes of y[j] / s for four vectors, as vf_store_e4m3_finite_x4 of vf_div(y[j], s)
@@ -159,7 +168,7 @@ static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
  * For rows of normally distributed y, 1 group of 64 lanes in 130 takes the exact path
  * (mostly for a subnormal code); the division was ~1.2 cycles per vector and the
  * subnormal step 2 more operations. */
-static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv) {
+static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) {
   const __m512i m = _mm512_set1_epi32(0x7FFFFFFF), k = _mm512_set1_epi32(0x80008 - (120 << 23));
   const __m512i low = _mm512_set1_epi32(0xFFFF0);
   __m512i c[4], tmin = _mm512_set1_epi32(0x7FFFFFFF);
@@ -179,7 +188,7 @@ static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv) {
   const __m512i bytes =
       _mm512_packus_epi16(_mm512_packus_epi32(c[0], c[1]), _mm512_packus_epi32(c[2], c[3]));
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  _mm512_storeu_si512((void *)p, _mm512_permutexvar_epi32(order, bytes));
+  nkl__store_line(p, _mm512_permutexvar_epi32(order, bytes), nt);
   return 1;
 }
 

@@ -129,14 +129,17 @@ static inline __attribute__((always_inline)) void vf_prefetch_share(const void *
 
 #ifndef VF_HAVE_X4_AND_REDUCE16
 /* Portable forms of what vec_avx512.h does faster (same results). Four vectors' e4m3 codes
- * at p, p + 16, p + 32, p + 48: */
-static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y) {
-  for (int j = 0; j < 4; j++) vf_store_e4m3_finite(p + 16 * j, y[j]);
+ * at p, p + 16, p + 32, p + 48 (nt: streamed, p 64-byte aligned): */
+static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
+  _Alignas(64) uint8_t t[64];
+  uint8_t *d = nt ? t : p;
+  for (int j = 0; j < 4; j++) vf_store_e4m3_finite(d + 16 * j, y[j]);
+  if (nt) vf_stream_line(p, t);
 }
 /* The division-free encoder of y / s (see vec_avx512.h) has no portable form: always the
  * exact path. */
-static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv) {
-  (void)p, (void)y, (void)rv;
+static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) {
+  (void)p, (void)y, (void)rv, (void)nt;
   return 0;
 }
 /* Lane p: vf_reduce_add(v[p]) (resp. vf_reduce_max_nan(v[p])). */

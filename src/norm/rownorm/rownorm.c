@@ -275,9 +275,10 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
       .mean = q->mean ? (float *)q->mean->data : NULL,
       .rstd = q->rstd ? (float *)q->rstd->data : NULL,
       .scale = q->scale ? (float *)q->scale->data : NULL,
-      /* res_out is re-read by the later passes over the row: never streamed */
-      .stream =
-          !quant && nkl__use_streaming_stores(q->y->data, yrs * es, m * n * es, 16 * (size_t)es)};
+      /* res_out is re-read by the later passes over the row: never streamed. The codes are
+       * streamed 64 at a time (the code pass's x4 groups). */
+      .stream = quant ? nkl__use_streaming_stores(q->y->data, yrs, m * n, 64)
+                      : nkl__use_streaming_stores(q->y->data, yrs * es, m * n * es, 16 * (size_t)es)};
   p->a = a;
   p->m = m;
   /* Rows are independent, so the thread split never changes a result. */
