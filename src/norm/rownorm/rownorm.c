@@ -255,30 +255,31 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
   p->k = nkl__select(q->list, q->count, KEY(xt, wt));
   if (!p->k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
   const int64_t es = (int64_t)nkl_dtype_size(xt);
-  const rownorm_args a = {
-      .x = q->x->data,
-      .x_rs = xrs,
-      .res = fused ? q->res->data : NULL,
-      .res_rs = rrs,
-      .res_out = fused ? q->res_out->data : NULL,
-      .res_out_rs = ors,
-      .y = q->y->data,
-      .y_rs = yrs,
-      .w = q->w ? q->w->data : NULL,
-      .b = q->b ? q->b->data : NULL,
-      .wb_rs = wb_rs,
-      .wb_rows = wb_rows,
-      .g = q->g ? q->g->data : NULL,
-      .n = n,
-      .eps = q->eps,
-      .scale_floor = q->scale_floor,
-      .mean = q->mean ? (float *)q->mean->data : NULL,
-      .rstd = q->rstd ? (float *)q->rstd->data : NULL,
-      .scale = q->scale ? (float *)q->scale->data : NULL,
-      /* res_out is re-read by the later passes over the row: never streamed. The codes are
-       * streamed 64 at a time (the code pass's x4 groups). */
-      .stream = quant ? nkl__use_streaming_stores(q->y->data, yrs, m * n, 64)
-                      : nkl__use_streaming_stores(q->y->data, yrs * es, m * n * es, 16 * (size_t)es)};
+  /* res_out is re-read by the later passes over the row: never streamed. The codes are
+   * streamed 64 at a time (the code pass's x4 groups). */
+  const bool stream =
+      quant ? nkl__use_streaming_stores(q->y->data, yrs, m * n, 64)
+            : nkl__use_streaming_stores(q->y->data, yrs * es, m * n * es, 16 * (size_t)es);
+  const rownorm_args a = {.x = q->x->data,
+                          .x_rs = xrs,
+                          .res = fused ? q->res->data : NULL,
+                          .res_rs = rrs,
+                          .res_out = fused ? q->res_out->data : NULL,
+                          .res_out_rs = ors,
+                          .y = q->y->data,
+                          .y_rs = yrs,
+                          .w = q->w ? q->w->data : NULL,
+                          .b = q->b ? q->b->data : NULL,
+                          .wb_rs = wb_rs,
+                          .wb_rows = wb_rows,
+                          .g = q->g ? q->g->data : NULL,
+                          .n = n,
+                          .eps = q->eps,
+                          .scale_floor = q->scale_floor,
+                          .mean = q->mean ? (float *)q->mean->data : NULL,
+                          .rstd = q->rstd ? (float *)q->rstd->data : NULL,
+                          .scale = q->scale ? (float *)q->scale->data : NULL,
+                          .stream = stream};
   p->a = a;
   p->m = m;
   /* Rows are independent, so the thread split never changes a result. */
