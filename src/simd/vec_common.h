@@ -101,18 +101,24 @@ static inline __attribute__((always_inline)) vf vf_load_phase(const void *p, nkl
  * for f32, every other one for f16/bf16). Prefetches never fault, so running past the end
  * of the buffer is harmless. */
 #define VF_PREFETCH_BYTES 8192
+/* The hint is "into L2" (prefetcht2, locality 1), not "into L1" (prefetcht0): the data is
+ * read a few KiB later, and an L2 prefetch does not wait on the core's few L1 miss buffers.
+ * Intel Xeon guest (Sapphire Rapids class), nkl bench cold: L1Norm/L2Norm [2048, 4096]
+ * went from 77% to 91% of the triad with the same distance. AMD Zen fills L1 for every
+ * prefetcht level. */
+#define VF_PREFETCH(p) __builtin_prefetch((p), 0, 1)
 /* True for the vectors that start a new 64-byte line of a row (element i, 16 lanes). */
 static inline __attribute__((always_inline)) int vf_starts_line(nkl_dtype dt, int64_t i) {
   return ((i * (int64_t)vf_esize(dt)) & 63) < (int64_t)(VF_LANES * vf_esize(dt));
 }
 static inline __attribute__((always_inline)) void vf_prefetch_ahead(const void *p, nkl_dtype dt,
                                                                     int64_t i) {
-  if (vf_starts_line(dt, i)) __builtin_prefetch((const char *)vf_at(p, dt, i) + VF_PREFETCH_BYTES);
+  if (vf_starts_line(dt, i)) VF_PREFETCH((const char *)vf_at(p, dt, i) + VF_PREFETCH_BYTES);
 }
 /* The same for the line at element i itself (a row about to be read). */
 static inline __attribute__((always_inline)) void vf_prefetch_at(const void *p, nkl_dtype dt,
                                                                  int64_t i) {
-  if (vf_starts_line(dt, i)) __builtin_prefetch(vf_at(p, dt, i));
+  if (vf_starts_line(dt, i)) VF_PREFETCH(vf_at(p, dt, i));
 }
 
 /* A share of another row's lines, spread over a pass of this row: at element i (a multiple
@@ -124,7 +130,7 @@ static inline __attribute__((always_inline)) void vf_prefetch_share(const void *
                                                                     int64_t base, int64_t i,
                                                                     int num, int den) {
   const int64_t es = (int64_t)vf_esize(dt), j = base + i * num / den;
-  if (((j * es) & 63) < VF_LANES * num / den * es) __builtin_prefetch((const char *)p + j * es);
+  if (((j * es) & 63) < VF_LANES * num / den * es) VF_PREFETCH((const char *)p + j * es);
 }
 
 #ifndef VF_HAVE_X4_AND_REDUCE16
