@@ -104,8 +104,8 @@ static inline __attribute__((always_inline)) vf vf_load_phase(const void *p, nkl
 /* The hint is "into L2" (prefetcht2, locality 1), not "into L1" (prefetcht0): the data is
  * read a few KiB later, and an L2 prefetch does not wait on the core's few L1 miss buffers.
  * Intel Xeon guest (Sapphire Rapids class), nkl bench cold: L1Norm/L2Norm [2048, 4096]
- * went from 77% to 91% of the triad with the same distance. AMD Zen fills L1 for every
- * prefetcht level. */
+ * went from 77% to 91% of the triad with the same distance. Zen 4 also documents T1/T2 as
+ * L2 prefetches; this choice was not measured there (its earlier figures used T0). */
 #define VF_PREFETCH(p) __builtin_prefetch((p), 0, 1)
 /* True for the vectors that start a new 64-byte line of a row (element i, 16 lanes). */
 static inline __attribute__((always_inline)) int vf_starts_line(nkl_dtype dt, int64_t i) {
