@@ -23,6 +23,11 @@ void nkl__ran_kernel(const char *op, const char *kernel);
 
 nkl_isa nkl__isa(void); /* the active ISA: min(cpu, NKL_MAX_ISA, nkl_set_max_isa) */
 
+/* Memory tuning by CPU vendor, set with the ISA (first nkl__isa call, before any kernel
+ * runs): 1 on Intel, 0 elsewhere; NKL_CPU_TUNING=intel|other overrides. See VF_PREFETCH and
+ * the quantized norms' streamed codes (rownorm.c) for what it selects and why. */
+extern int nkl__tune_intel;
+
 /* A kernel list entry: the first entry whose isa <= active and whose key matches wins.
  * Lists are ordered best first and end with the portable scalar kernel. */
 typedef struct nkl_kernel_entry {

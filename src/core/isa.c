@@ -17,6 +17,12 @@ static uint64_t xgetbv0(void) {
   return ((uint64_t)hi << 32) | lo;
 }
 
+static int detect_intel(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+  return b == 0x756E6547u && d == 0x49656E69u && c == 0x6C65746Eu; /* "GenuineIntel" */
+}
+
 static nkl_isa detect_cpu(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return NKL_ISA_SCALAR;
@@ -35,8 +41,11 @@ static nkl_isa detect_cpu(void) {
   return (bf16 && vnni) ? NKL_ISA_AVX512BF16 : NKL_ISA_AVX512;
 }
 #else
+static int detect_intel(void) { return 0; }
 static nkl_isa detect_cpu(void) { return NKL_ISA_SCALAR; }
 #endif
+
+int nkl__tune_intel = 0;
 
 static const char *const kIsaNames[NKL_ISA_COUNT] = {"scalar", "avx2", "avx512", "avx512bf16"};
 
@@ -58,6 +67,12 @@ nkl_isa nkl_cpu_isa(void) {
   int v = atomic_load(&g_cpu);
   if (v < 0) {
     v = detect_cpu();
+    const char *tune = getenv("NKL_CPU_TUNING");
+    if (tune && *tune && strcmp(tune, "intel") && strcmp(tune, "other"))
+      fprintf(stderr, "nkl: ignoring NKL_CPU_TUNING=%s (use intel|other)\n", tune);
+    nkl__tune_intel = tune && !strcmp(tune, "intel")   ? 1
+                      : tune && !strcmp(tune, "other") ? 0
+                                                       : detect_intel();
     const char *env = getenv("NKL_MAX_ISA");
     if (env && *env) {
       int cap = nkl_isa_parse(env);

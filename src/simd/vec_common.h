@@ -101,12 +101,16 @@ static inline __attribute__((always_inline)) vf vf_load_phase(const void *p, nkl
  * for f32, every other one for f16/bf16). Prefetches never fault, so running past the end
  * of the buffer is harmless. */
 #define VF_PREFETCH_BYTES 8192
-/* The hint is "into L2" (prefetcht2, locality 1), not "into L1" (prefetcht0): the data is
- * read a few KiB later, and an L2 prefetch does not wait on the core's few L1 miss buffers.
- * Intel Xeon guest (Sapphire Rapids class), nkl bench cold: L1Norm/L2Norm [2048, 4096]
- * went from 77% to 91% of the triad with the same distance. Zen 4 also documents T1/T2 as
- * L2 prefetches; this choice was not measured there (its earlier figures used T0). */
-#define VF_PREFETCH(p) __builtin_prefetch((p), 0, 1)
+/* The hint depends on the vendor (nkl__tune_intel, a branch that always goes the same way).
+ * Intel: "into L2" (prefetcht2), as the data is read a few KiB later and an L2 prefetch
+ * does not wait on the core's few L1 miss buffers; on a Xeon guest (Sapphire Rapids class),
+ * nkl bench cold, L1Norm/L2Norm [2048, 4096] went from 77% to 91% of the triad and RMSNorm
+ * [2048, 8192] from 80% to 90% against prefetcht0. Elsewhere "into L1" (prefetcht0): on the
+ * Zen 4 guest of sessions 1-9, the quantized norms' next-row prefetch to L2 was as slow as
+ * none (0.82 -> 1.02 ms, docs/ops-norm.md). */
+extern int nkl__tune_intel;
+#define VF_PREFETCH(p) \
+  (nkl__tune_intel ? __builtin_prefetch((p), 0, 1) : __builtin_prefetch((p), 0, 3))
 /* True for the vectors that start a new 64-byte line of a row (element i, 16 lanes). */
 static inline __attribute__((always_inline)) int vf_starts_line(nkl_dtype dt, int64_t i) {
   return ((i * (int64_t)vf_esize(dt)) & 63) < (int64_t)(VF_LANES * vf_esize(dt));
