@@ -479,7 +479,10 @@ static void test_catalog_shapes(void) {
       {AVGP, 1, {32000}, {5}, {4}, {2}, {1}, 0, 1},
       {AVGP, 2, {55, 57}, {3, 5}, {2, 2}, {1, 2}, {1, 1}, 1, 0},
       {AVGP, 2, {56, 56}, {5, 5}, {2, 2}, {2, 2}, {1, 1}, 0, 1},
+      {AVGP, 3, {16, 56, 56}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, 0, 1},
       {MAXP, 3, {16, 112, 112}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}, 0, 0},
+      {MAXP, 3, {16, 56, 56}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, 0, 0},
+      {MAXP, 2, {56, 56}, {2, 2}, {2, 2}, {0, 0}, {1, 1}, 0, 0},
       {MAXP, 3, {32, 112, 112}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, 1, 0},
       {MAXP, 2, {55, 55}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, 1, 0},
       {MAXP, 2, {112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 0, 0},
@@ -510,6 +513,28 @@ static void test_catalog_shapes(void) {
       run(&c, PLAIN, 3, "catalog-adaptive");
     }
 }
+
+/* Pair mode (W window 2 wide, stride 2, no W padding: vertical and horizontal steps fused):
+ * widths around the 16-output vector (the unused last column of odd widths; the last rows
+ * of x, whose loads would run past its end, take the row-buffer path), 1-d to 3-d, with D/H
+ * padding and ceil mode (partial windows in D/H only), NaN/Inf inputs. */
+static void pair_windows(kind_t kind, nkl_dtype dt) {
+  static const int64_t kW[] = {2, 3, 31, 32, 33, 34, 63, 64, 65, 66, 112};
+  for (size_t j = 0; j < sizeof kW / sizeof kW[0]; j++)
+    for (int nsp = 1; nsp <= 3; nsp++) {
+      pcase c = new_case(kind, dt, 2, 3, nsp);
+      for (int i = 0; i < nsp; i++) {
+        const bool w = i == nsp - 1;
+        c.q.in[i] = w ? kW[j] : 5 + i, c.q.k[i] = 2, c.q.s[i] = 2, c.q.d[i] = 1;
+        c.q.p[i] = !w && j % 2;
+      }
+      c.q.ceil_mode = j % 3 == 1, c.q.count_include_pad = j % 4 == 0;
+      CHECK(finish(&c), "pair case %zu", j);
+      run(&c, PLAIN, 90 + j, "pairs");
+      run(&c, SPECIALS, 91 + j, "pairs-nan");
+    }
+}
+static void test_pair_windows(void) { each_isa_dtype_kind(pair_windows); }
 
 /* The comparison itself must be able to fail: one ulp off in one avg output is caught. */
 static void test_oracle_detects_errors(void) {
@@ -643,6 +668,7 @@ int main(void) {
   tu_run("subnormal_outputs", test_subnormal_outputs);
   tu_run("max_nan_and_zero_pairs", test_max_pairs);
   tu_run("tap_row_lists", test_tap_row_lists);
+  tu_run("pair_windows", test_pair_windows);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
   tu_run("bad_input", test_bad_input);
