@@ -10,13 +10,21 @@
 typedef enum { RMS, LN } op_t;
 /* SUBNORMAL_OUT: weights of ~1e-39 make the outputs subnormal (f32 and bf16 keep them; the
  * vcvtneps2bf16 store of the AVX512-BF16 kernels must not flush them). */
-typedef enum { PLAIN, WITH_NAN, WITH_INF, HUGE_VALUES, TINY_VALUES, CONSTANT_ROW, SUBNORMAL_OUT } fill_t;
+typedef enum {
+  PLAIN,
+  WITH_NAN,
+  WITH_INF,
+  HUGE_VALUES,
+  TINY_VALUES,
+  CONSTANT_ROW,
+  SUBNORMAL_OUT
+} fill_t;
 
 typedef struct {
   op_t op;
   nkl_dtype xt;
-  int wt;      /* -1: no w/b */
-  bool bias;   /* LN only */
+  int wt;    /* -1: no w/b */
+  bool bias; /* LN only */
   int64_t m, n, xrs, yrs;
   fill_t fill;
   bool in_place;
@@ -51,7 +59,8 @@ static void fill_case(const rn_case *c, rn_bufs *B, uint64_t seed) {
   if (!c->in_place) memset(B->y, 0x55, (size_t)(c->m * c->yrs) * es);
   if (c->wt >= 0) {
     B->w = tu_alloc((size_t)c->n * 4);
-    nkl_fill_normal(B->w, (nkl_dtype)c->wt, c->n, seed ^ 0xABCD, c->fill == SUBNORMAL_OUT ? 1e-39 : 1.0);
+    nkl_fill_normal(B->w, (nkl_dtype)c->wt, c->n, seed ^ 0xABCD,
+                    c->fill == SUBNORMAL_OUT ? 1e-39 : 1.0);
     if (c->bias) {
       B->b = tu_alloc((size_t)c->n * 4);
       nkl_fill_normal(B->b, (nkl_dtype)c->wt, c->n, seed ^ 0x1234, 1.0);
@@ -99,8 +108,10 @@ static void compare(const rn_case *c, const rn_bufs *B, const void *x_in, const 
     const void *yrow = (const char *)B->y + (size_t)(r * ys) * es;
     for (int64_t i = 0; i < c->n; i++) x[i] = nkl_get(xrow, c->xt, i);
     double mean = 0.0, rstd;
-    if (c->op == RMS) rstd = oracle_rmsnorm_row(x, c->n, B->w ? w : NULL, 1e-6, y);
-    else rstd = oracle_layernorm_row(x, c->n, B->w ? w : NULL, B->b ? b : NULL, 1e-5, y, &mean);
+    if (c->op == RMS)
+      rstd = oracle_rmsnorm_row(x, c->n, B->w ? w : NULL, 1e-6, y);
+    else
+      rstd = oracle_layernorm_row(x, c->n, B->w ? w : NULL, B->b ? b : NULL, 1e-5, y, &mean);
     const double std = 1.0 / rstd;
     for (int64_t i = 0; i < c->n; i++) {
       const double tol =
@@ -109,8 +120,7 @@ static void compare(const rn_case *c, const rn_bufs *B, const void *x_in, const 
     }
     const double gamma = ((double)c->n / 16.0 + 12.0) * 0x1p-24;
     nkl_cmp_add(&cmp, B->rstd[r], rstd, 4 * gamma * fabs(rstd), -1);
-    if (c->op == LN)
-      nkl_cmp_add(&cmp, B->mean[r], mean, 4 * gamma * (fabs(mean) + std), -1);
+    if (c->op == LN) nkl_cmp_add(&cmp, B->mean[r], mean, 4 * gamma * (fabs(mean) + std), -1);
     if (cmp.bad > bad_before && getenv("NKL_TEST_DEBUG"))
       fprintf(stderr, "row %lld: %lld bad, rstd %.9g vs %.9g\n", (long long)r,
               (long long)(cmp.bad - bad_before), B->rstd[r], rstd);
@@ -131,8 +141,8 @@ static void compare(const rn_case *c, const rn_bufs *B, const void *x_in, const 
           break;
         }
     }
-  CHECK(tu_guard_ok(B->y) && tu_guard_ok(B->rstd) && tu_guard_ok(B->mean),
-        "%s wrote out of bounds", tag);
+  CHECK(tu_guard_ok(B->y) && tu_guard_ok(B->rstd) && tu_guard_ok(B->mean), "%s wrote out of bounds",
+        tag);
   free(x);
   free(y);
   free(w);
@@ -154,7 +164,8 @@ static void run_case(const rn_case *c, uint64_t seed, const char *tag) {
 static const nkl_dtype kX[] = {NKL_F32, NKL_F16, NKL_BF16};
 
 /* Edge sizes around the 16-lane vector: 1, primes, 15/16/17, 31..33, long rows. */
-static const int64_t kN[] = {1, 2, 3, 5, 7, 13, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 251, 1000, 4096, 16411};
+static const int64_t kN[] = {1,  2,  3,  5,  7,  13,  15,  16,   17,   31,
+                             32, 33, 63, 64, 65, 127, 251, 1000, 4096, 16411};
 
 static void sweep(op_t op) {
   nkl_isa isas[NKL_ISA_COUNT];
@@ -182,7 +193,7 @@ static void specials(op_t op) {
     nkl_set_max_isa(isas[k]);
     for (int d = 0; d < 3; d++)
       for (fill_t f = WITH_NAN; f <= SUBNORMAL_OUT; f++) {
-        if (f == HUGE_VALUES && kX[d] == NKL_F16) continue; /* 1e15 is not an f16 value */
+        if (f == HUGE_VALUES && kX[d] == NKL_F16) continue;   /* 1e15 is not an f16 value */
         if (f == SUBNORMAL_OUT && kX[d] == NKL_F16) continue; /* 1e-39 is not an f16 value */
         const int64_t ns[] = {17, 1000, 4099};
         for (int j = 0; j < 3; j++) {
@@ -208,7 +219,8 @@ static void test_nan_row_propagates(void) {
         float x[70], y[70];
         nkl_fill_normal(x, NKL_F32, 70, 3, 1.0);
         x[n + pos] = NAN;
-        nkl_tensor tx = nkl_tensor_make(NKL_F32, 2, shape, x), ty = nkl_tensor_make(NKL_F32, 2, shape, y);
+        nkl_tensor tx = nkl_tensor_make(NKL_F32, 2, shape, x),
+                   ty = nkl_tensor_make(NKL_F32, 2, shape, y);
         CHECK_STATUS(op == RMS ? nkl_rmsnorm_fwd(&tx, NULL, 1e-6f, &ty, NULL)
                                : nkl_layernorm_fwd(&tx, NULL, NULL, 1e-5f, &ty, NULL, NULL),
                      NKL_OK);
@@ -270,6 +282,36 @@ static void test_bitwise_agreement(void) {
     }
 }
 
+/* From 64 rows (and rows up to 4096), 16-bit w and b are converted to f32 once per call and
+ * the f32-weight kernel runs (rownorm.c, WB_F32_MAX_N): against the oracle, and bit for bit
+ * the same rows as a 63-row call, which converts them per vector. */
+static void test_wb_f32_path(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (int op = RMS; op <= LN; op++)
+      for (int d = 1; d < 3; d++)
+        for (int64_t n = 4095; n <= 4097; n++) { /* 4097: past the limit */
+          rn_case c = {(op_t)op, kX[d], (int)kX[d], op == LN, 64, n, n, n, WITH_NAN, false};
+          run_case(&c, 7, "wb-f32");
+          rn_bufs A, B;
+          fill_case(&c, &A, 8);
+          fill_case(&c, &B, 8);
+          CHECK_STATUS(call(&c, &A), NKL_OK);
+          c.m = 63;
+          CHECK_STATUS(call(&c, &B), NKL_OK);
+          const size_t bytes = (size_t)(63 * n) * nkl_dtype_size(c.xt);
+          CHECK(memcmp(A.y, B.y, bytes) == 0 && memcmp(A.rstd, B.rstd, 63 * 4) == 0,
+                "%s %s %s n=%lld: 64 rows differ from 63", op_name((op_t)op), nkl_dtype_name(c.xt),
+                nkl_isa_name(isas[k]), (long long)n);
+          c.m = 64;
+          free_bufs(&c, &A);
+          free_bufs(&c, &B);
+        }
+  }
+}
+
 /* The comparison itself must be able to fail: a one-ulp error in one output is caught. */
 static void test_oracle_detects_errors(void) {
   rn_case c = {RMS, NKL_BF16, NKL_BF16, false, 3, 64, 64, 64, PLAIN, false};
@@ -282,9 +324,11 @@ static void test_oracle_detects_errors(void) {
   nkl_cmp cmp;
   nkl_cmp_init(&cmp);
   double x[64], yr[64], w[64];
-  for (int i = 0; i < 64; i++) x[i] = nkl_get(B.x, NKL_BF16, 64 + i), w[i] = nkl_get(B.w, NKL_BF16, i);
+  for (int i = 0; i < 64; i++)
+    x[i] = nkl_get(B.x, NKL_BF16, 64 + i), w[i] = nkl_get(B.w, NKL_BF16, i);
   oracle_rmsnorm_row(x, 64, w, 1e-6, yr);
-  const double tol = rownorm_tolerance(NKL_BF16, 64, yr[6], (fabs(x[6]) + 1.0 / B.rstd[1]) * B.rstd[1], w[6], 0);
+  const double tol =
+      rownorm_tolerance(NKL_BF16, 64, yr[6], (fabs(x[6]) + 1.0 / B.rstd[1]) * B.rstd[1], w[6], 0);
   CHECK(!nkl_cmp_add(&cmp, nkl_get(y, NKL_BF16, 70), yr[6], tol, 70),
         "2-ulp error went unnoticed (%g -> %g, ref %g, tol %g)", before, nkl_get(y, NKL_BF16, 70),
         yr[6], tol);
@@ -373,6 +417,7 @@ int main(void) {
   tu_run("nan_row_propagates_every_lane", test_nan_row_propagates);
   tu_run("strided_rows_and_in_place", test_strided_and_in_place);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
+  tu_run("wb_f32_path", test_wb_f32_path);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
   tu_run("bad_input", test_bad_input);
   return tu_summary();

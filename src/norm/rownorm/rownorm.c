@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/convert_scalar.h"
 #include "core/internal.h"
 #include "core/scratch.h"
 #include "norm/rownorm/rownorm.h"
@@ -72,7 +73,15 @@ typedef struct rn_plan {
   const nkl_kernel_entry *k;
   int64_t m;
   int threads;
+  nkl_dtype wb_from; /* w and b are converted from this 16-bit dtype to f32 (else F32) */
 } rn_plan;
+
+/* Unquantized norms whose w and b are one 16-bit row of at most this length, over at least
+ * WB_F32_MIN_ROWS rows, take w and b in f32, converted once per call, and the f32-weight
+ * kernel: no conversion of w and b per vector and row (the quantized norms do the same per
+ * thread, QUANT_WF32_MAX_N). The values are the same (the conversion is exact), so are the
+ * results. */
+enum { WB_F32_MAX_N = 4096, WB_F32_MIN_ROWS = 64 };
 
 /* The fields of a request naming its op and kernel list (k_<list>). */
 #define REQ(opname, list_, kind_, flags_)                          \
@@ -251,7 +260,11 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
                        {q->g, "g", 0, 0}};
   if ((s = check_aliasing(op, outs, 5, ins, 5))) return s;
 
-  const nkl_dtype wt = q->w ? q->w->dtype : q->b ? q->b->dtype : q->g ? q->g->dtype : xt;
+  nkl_dtype wt = q->w ? q->w->dtype : q->b ? q->b->dtype : q->g ? q->g->dtype : xt;
+  p->wb_from = NKL_F32;
+  if (!quant && wb_rs == 0 && (q->w || q->b) && wt != NKL_F32 && n <= WB_F32_MAX_N &&
+      m >= WB_F32_MIN_ROWS)
+    p->wb_from = wt, wt = NKL_F32;
   p->k = nkl__select(q->list, q->count, KEY(xt, wt));
   if (!p->k) return nkl__fail(NKL_ERR_INTERNAL, "%s: no kernel for this dtype", op);
   const int64_t es = (int64_t)nkl_dtype_size(xt);
@@ -298,6 +311,22 @@ static nkl_status run(const char *op, const rn_plan *p) {
       return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes of row buffers", op, bytes);
     a.yrows = scratch;
     a.slot = &slot;
+  } else if (p->wb_from != NKL_F32) { /* w and b in f32 (see WB_F32_MAX_N) */
+    const size_t bytes = 2 * (size_t)a.n * sizeof(float);
+    if (!(scratch = nkl__scratch_get(bytes)))
+      return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes for w and b", op, bytes);
+    const void *src[2] = {a.w, a.b};
+    for (int j = 0; j < 2; j++) {
+      if (!src[j]) continue;
+      const uint16_t *v = (const uint16_t *)src[j];
+      float *d = (float *)scratch + j * a.n;
+      for (int64_t i = 0; i < a.n; i++)
+        d[i] = p->wb_from == NKL_BF16 ? nkl__bf16_to_f32(v[i]) : nkl__f16_to_f32(v[i]);
+      if (j == 0)
+        a.w = d;
+      else
+        a.b = d;
+    }
   }
   nkl__parallel_range(p->threads, p->m, (nkl_range_fn)p->k->fn, &a);
   if (scratch) nkl__scratch_put(scratch);
