@@ -448,9 +448,12 @@ void f32_fp8e4m3_encode__avx512(const float *src, uint8_t *dst, int64_t n);
 void f32_fp8e4m3_encode_finite__scalar(const float *src, uint8_t *dst, int64_t n);
 void f32_fp8e4m3_encode_finite__avx2(const float *src, uint8_t *dst, int64_t n);
 void f32_fp8e4m3_encode_finite__avx512(const float *src, uint8_t *dst, int64_t n);
-int64_t f32_fp8e4m3_encode_quot__scalar(const float *y, float s, uint8_t *dst, int64_t n);
-int64_t f32_fp8e4m3_encode_quot__avx2(const float *y, float s, uint8_t *dst, int64_t n);
-int64_t f32_fp8e4m3_encode_quot__avx512(const float *y, float s, uint8_t *dst, int64_t n);
+int64_t f32_fp8e4m3_encode_quot__scalar(const float *xy, float post, float s, uint8_t *dst,
+                                        int64_t n);
+int64_t f32_fp8e4m3_encode_quot__avx2(const float *xy, float post, float s, uint8_t *dst,
+                                      int64_t n);
+int64_t f32_fp8e4m3_encode_quot__avx512(const float *xy, float post, float s, uint8_t *dst,
+                                        int64_t n);
 #endif
 
 #if defined(__x86_64__)
@@ -512,14 +515,18 @@ static void test_fp8_encode_exhaustive(void) {
 }
 
 /* The code pass encodes y / s without dividing where that gives the same code (AVX-512,
- * vf_store_e4m3_quot_x4): checked against RN(y / s) and the oracle's encoder on quotients
- * within 12 ulps of every step between e4m3 codes (the midpoints, subnormal ones included)
- * and on random ones, for scales across the exponent range. The near-step lanes are spread
+ * vf_store_e4m3_quot_x4), with RMSNormQuant's y = RN(xy * post) folded into the reciprocal:
+ * checked against RN(RN(xy * post) / s) and the oracle's encoder on quotients within 12
+ * ulps of every step between e4m3 codes (the midpoints, subnormal ones included) and on
+ * random ones, for scales across the exponent range and several post factors (1 is
+ * LayerNormQuant's pass). Two cases must take the unfolded reciprocal: scales below 2^-120,
+ * where y can be subnormal with a normal code, and 0x1.fffffep+9 / 0x1.1p-120, which
+ * overflows the folded one. The near-step lanes are spread
  * among random ones, so groups take both paths; the division-free path must take most
  * groups of the random set (it is not just declining everything). */
 static void test_fp8_encode_quotient(void) {
   enum { MAXN = 1 << 16 };
-  float *y = malloc(MAXN * sizeof(float));
+  float *xy = malloc(MAXN * sizeof(float));
   uint8_t *want = malloc(MAXN), *got = malloc(MAXN);
   /* the steps: midpoints between adjacent non-negative e4m3 values */
   float mid[128];
@@ -528,56 +535,64 @@ static void test_fp8_encode_quotient(void) {
     mid[nmid++] = 0.5f * (oracle_e4m3_decode((uint8_t)c) + oracle_e4m3_decode((uint8_t)(c + 1)));
   const float scales[] = {1.0f,           0x1.8p-126f, 0x1.234568p-20f, 0x1.fffffep-3f,
                           0x1.6a09e6p+0f, 0x1.3p+7f,   0x1.c71c72p+17f, 0x1.5555p-9f,
-                          3.14159274f};
+                          3.14159274f,    0x1.1p-120f, 0x1p-126f};
+  /* 0.75 / 2^-126 folds to a normal reciprocal, but y = RN(xy * 0.75) is subnormal for
+   * quotients below 4: e.g. xy = 185686 * 2^-149 gives y / s = 17 * 2^-10 exactly (a tie
+   * between codes 8 and 9, so 8) where the folded quotient is 32 ulps above it (9). */
+  const float posts[] = {1.0f, 0x1.6a09e6p-3f, 37.25f, 0x1.fffffep+9f, 0.75f};
   uint64_t st = 0x9E3779B97F4A7C15ull;
-  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++) {
-    const float sc = scales[si];
-    int64_t n = 0, nrand = 0;
-    for (int m = 0; m < nmid; m++)
-      for (int d = -12; d <= 12; d++) {
-        /* q = the midpoint moved d ulps; y = RN(q * s), then y itself moved -1, 0, +1 ulp */
-        float q = mid[m];
-        for (int k = 0; k < (d < 0 ? -d : d); k++) q = nextafterf(q, d < 0 ? 0.0f : 1e9f);
-        const float y0 = q * sc;
-        for (int e = -1; e <= 1 && n + 4 < MAXN; e++) {
-          const float yy = e ? nextafterf(y0, e < 0 ? 0.0f : 1e30f) : y0;
-          if (!(yy / sc <= 448.0f * (1.0f + 0x1p-22f))) continue;
-          y[n] = (n & 1) ? -yy : yy;
-          n++;
-          /* three random lanes in [-448 s, 448 s] after each constructed one */
-          for (int r = 0; r < 3; r++) {
-            st = st * 6364136223846793005ull + 1442695040888963407ull;
-            y[n++] = ((float)(st >> 40) / 16777216.0f * 2.0f - 1.0f) * 448.0f * sc;
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++)
+    for (size_t pi = 0; pi < sizeof posts / sizeof posts[0]; pi++) {
+      const float sc = scales[si], post = posts[pi];
+      int64_t n = 0, nrand = 0;
+      for (int m = 0; m < nmid; m++)
+        for (int d = -12; d <= 12; d++) {
+          /* q = the midpoint moved d ulps; xy = RN(q * s / post), then moved -1, 0, +1 ulp */
+          float q = mid[m];
+          for (int k = 0; k < (d < 0 ? -d : d); k++) q = nextafterf(q, d < 0 ? 0.0f : 1e9f);
+          const float x0 = (float)((double)q * sc / post);
+          for (int e = -1; e <= 1 && n + 4 < MAXN; e++) {
+            const float xx = e ? nextafterf(x0, e < 0 ? 0.0f : 1e30f) : x0;
+            if (!((xx * post) / sc <= 448.0f * (1.0f + 0x1p-22f))) continue;
+            xy[n] = (n & 1) ? -xx : xx;
+            n++;
+            /* three random lanes in [-448 s, 448 s] / post after each constructed one */
+            for (int r = 0; r < 3; r++) {
+              st = st * 6364136223846793005ull + 1442695040888963407ull;
+              xy[n++] = (float)(((double)(st >> 40) / 16777216.0 * 2.0 - 1.0) * 448.0 * sc / post);
+            }
           }
         }
+      /* then a block of random lanes only */
+      for (; n < MAXN; n++, nrand++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        xy[n] = (float)(((double)(st >> 40) / 16777216.0 * 2.0 - 1.0) * 448.0 * sc / post);
       }
-    /* then a block of random lanes only */
-    for (; n < MAXN; n++, nrand++) {
-      st = st * 6364136223846793005ull + 1442695040888963407ull;
-      y[n] = ((float)(st >> 40) / 16777216.0f * 2.0f - 1.0f) * 448.0f * sc;
-    }
-    for (int64_t i = 0; i < n; i++) want[i] = oracle_e4m3_encode(y[i] / sc);
+      for (int64_t i = 0; i < n; i++) {
+        const float y = xy[i] * post; /* RN(xy * post), as the kernel's y */
+        want[i] = oracle_e4m3_encode(y / sc);
+      }
 #if defined(__x86_64__)
-    int64_t (*const enc[3])(const float *, float, uint8_t *, int64_t) = {
-        f32_fp8e4m3_encode_quot__scalar, f32_fp8e4m3_encode_quot__avx2,
-        f32_fp8e4m3_encode_quot__avx512};
-    for (int k = 0; k <= (int)nkl_cpu_isa() && k < 3; k++) {
-      memset(got, 0xCC, (size_t)n);
-      const int64_t fast = enc[k](y, sc, got, n);
-      int64_t bad = 0;
-      for (int64_t i = 0; i < n; i++)
-        if (got[i] != want[i] && bad++ < 5)
-          CHECK(false, "%s quotient encoder(%a / %a) = %02x, oracle %02x", nkl_isa_name((nkl_isa)k),
-                y[i], sc, got[i], want[i]);
-      /* AVX-512 has the division-free path: it must carry most of the random groups */
-      if (k == NKL_ISA_AVX512)
-        CHECK(fast >= nrand / 64 * 9 / 10 && fast < n / 64,
-              "scale %a: %lld of %lld groups division-free (%lld random)", sc, (long long)fast,
-              (long long)(n / 64), (long long)(nrand / 64));
-    }
+      int64_t (*const enc[3])(const float *, float, float, uint8_t *, int64_t) = {
+          f32_fp8e4m3_encode_quot__scalar, f32_fp8e4m3_encode_quot__avx2,
+          f32_fp8e4m3_encode_quot__avx512};
+      for (int k = 0; k <= (int)nkl_cpu_isa() && k < 3; k++) {
+        memset(got, 0xCC, (size_t)n);
+        const int64_t fast = enc[k](xy, post, sc, got, n);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; i++)
+          if (got[i] != want[i] && bad++ < 5)
+            CHECK(false, "%s quotient encoder(%a * %a / %a) = %02x, oracle %02x",
+                  nkl_isa_name((nkl_isa)k), xy[i], post, sc, got[i], want[i]);
+        /* AVX-512 has the division-free path: it must carry most of the random groups */
+        if (k == NKL_ISA_AVX512)
+          CHECK(fast >= nrand / 64 * 9 / 10 && fast < n / 64,
+                "scale %a post %a: %lld of %lld groups division-free (%lld random)", sc, post,
+                (long long)fast, (long long)(n / 64), (long long)(nrand / 64));
+      }
 #endif
-  }
-  free(y), free(want), free(got);
+    }
+  free(xy), free(want), free(got);
 }
 
 /* The comparisons can fail: a one-step error in one fp8 code, and a one-ulp error in one
