@@ -165,6 +165,17 @@ static inline vf vf_reduce_max_nan16(const vf *v) {
 }
 #endif
 
+#ifndef VF_HAVE_COMPRESS_LANES4
+/* vf_compress_lanes over lanes base .. base + 63, mask q for lanes 16 q .. 16 q + 15. */
+static inline int vf_compress_lanes4(int32_t *dst, int32_t base, uint32_t m0, uint32_t m1,
+                                     uint32_t m2, uint32_t m3) {
+  int n = vf_compress_lanes(dst, base, m0);
+  n += vf_compress_lanes(dst + n, base + 16, m1);
+  n += vf_compress_lanes(dst + n, base + 32, m2);
+  return n + vf_compress_lanes(dst + n, base + 48, m3);
+}
+#endif
+
 #ifndef VF_HAVE_EXCLUSIVE_SCAN
 /* p[0..n) -> its exclusive prefix sums (mod 2^32); returns the total. */
 static inline uint32_t vu_exclusive_scan(uint32_t *p, int64_t n) {
