@@ -11,7 +11,7 @@ static _Thread_local const char *g_kernel = "";
 const char *nkl_last_error(void) { return g_message; }
 const char *nkl_last_kernel(void) { return g_kernel; }
 
-void nkl__clear_error(void) { g_message[0] = '\0'; }
+NKL_ENTRY_TEXT void nkl__clear_error(void) { g_message[0] = '\0'; }
 
 nkl_status nkl__fail(nkl_status status, const char *fmt, ...) {
   int n = snprintf(g_message, sizeof g_message, "%s: ", nkl_status_name(status));
@@ -23,8 +23,9 @@ nkl_status nkl__fail(nkl_status status, const char *fmt, ...) {
   return status;
 }
 
-static int verbose_level(void) {
-  static int level = -1; /* read once; a benign race: every thread computes the same value */
+NKL_ENTRY_TEXT static int verbose_level(void) {
+  /* read once; a benign race: every thread computes the same value */
+  NKL_ENTRY_DATA static int level = -1;
   if (level < 0) {
     const char *v = getenv("NKL_VERBOSE");
     level = (v && *v && strcmp(v, "0") != 0) ? 1 : 0;
@@ -32,7 +33,7 @@ static int verbose_level(void) {
   return level;
 }
 
-void nkl__ran_kernel(const char *op, const char *kernel) {
+NKL_ENTRY_TEXT void nkl__ran_kernel(const char *op, const char *kernel) {
   g_kernel = kernel;
   if (verbose_level()) fprintf(stderr, "nkl: %s -> %s\n", op, kernel);
 }

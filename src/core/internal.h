@@ -9,6 +9,28 @@
 
 #include "nkl.h"
 
+/* ---- cold calls (entry_text.c) ------------------------------------------------------ */
+
+/* A call whose code is no longer in any cache (a decode-size norm after a model's other
+ * layers) fetches it a line at a time as it runs, each line a DRAM round trip: on the Xeon
+ * guest about 5 of the ~10 us of a cold RMSNorm [1, 16] call. The functions on the path from
+ * an API entry to its kernel (validation, dispatch, threads) carry NKL_ENTRY_TEXT, which puts
+ * them in one section, and nkl__prefetch_entry_text() at the entry asks for all of its lines
+ * at once, with the settings that path reads (NKL_ENTRY_DATA: thread count, ISA, tuning).
+ * Only on ELF targets (the linker's __start_/__stop_ symbols); elsewhere a no-op. */
+#if defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))
+#define NKL_ENTRY_TEXT __attribute__((section("nkl_entry_text")))
+#define NKL_ENTRY_DATA __attribute__((section("nkl_entry_data")))
+#else
+#define NKL_ENTRY_TEXT
+#define NKL_ENTRY_DATA
+#endif
+void nkl__prefetch_entry_text(void);
+/* The caller's tensor descriptors (NULL skipped), which the validation reads one by one. */
+void nkl__prefetch_tensors(const nkl_tensor *const *t, int n);
+/* bytes from p, e.g. an op's kernel list */
+void nkl__prefetch_bytes(const void *p, size_t bytes);
+
 /* ---- errors (error.c) ---------------------------------------------------------------- */
 
 /* Records a formatted message for nkl_last_error() and returns status. */

@@ -45,7 +45,7 @@ static int detect_intel(void) { return 0; }
 static nkl_isa detect_cpu(void) { return NKL_ISA_SCALAR; }
 #endif
 
-int nkl__tune_intel = 0;
+NKL_ENTRY_DATA int nkl__tune_intel = 0;
 
 static const char *const kIsaNames[NKL_ISA_COUNT] = {"scalar", "avx2", "avx512", "avx512bf16"};
 
@@ -60,10 +60,10 @@ int nkl_isa_parse(const char *name) {
   return -1;
 }
 
-static _Atomic int g_cpu = -1;             /* detected, after NKL_MAX_ISA */
-static _Atomic int g_cap = NKL_ISA_COUNT;  /* nkl_set_max_isa */
+NKL_ENTRY_DATA static _Atomic int g_cpu = -1;            /* detected, after NKL_MAX_ISA */
+NKL_ENTRY_DATA static _Atomic int g_cap = NKL_ISA_COUNT; /* nkl_set_max_isa */
 
-nkl_isa nkl_cpu_isa(void) {
+NKL_ENTRY_TEXT nkl_isa nkl_cpu_isa(void) {
   int v = atomic_load(&g_cpu);
   if (v < 0) {
     v = detect_cpu();
@@ -87,7 +87,7 @@ nkl_isa nkl_cpu_isa(void) {
   return (nkl_isa)v;
 }
 
-nkl_isa nkl__isa(void) {
+NKL_ENTRY_TEXT nkl_isa nkl__isa(void) {
   const int cpu = nkl_cpu_isa(), cap = atomic_load(&g_cap);
   return (nkl_isa)(cap < cpu ? cap : cpu);
 }
@@ -99,7 +99,8 @@ nkl_isa nkl_set_max_isa(nkl_isa cap) {
   return nkl__isa();
 }
 
-const nkl_kernel_entry *nkl__select(const nkl_kernel_entry *list, size_t count, int key) {
+NKL_ENTRY_TEXT const nkl_kernel_entry *nkl__select(const nkl_kernel_entry *list, size_t count,
+                                                   int key) {
   const nkl_isa isa = nkl__isa();
   for (size_t i = 0; i < count; i++)
     if (list[i].key == key && list[i].isa <= isa) return &list[i];

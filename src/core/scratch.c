@@ -1,6 +1,8 @@
 /* Per-thread reusable scratch (see scratch.h). */
 #include "core/scratch.h"
 
+#include "core/internal.h"
+
 #include <stdlib.h>
 
 enum { kKeepBytes = 16 << 20 };
@@ -8,7 +10,7 @@ enum { kKeepBytes = 16 << 20 };
 static _Thread_local void *g_buf;
 static _Thread_local size_t g_cap;
 
-void *nkl__scratch_get(size_t bytes) {
+NKL_ENTRY_TEXT void *nkl__scratch_get(size_t bytes) {
   const size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded > kKeepBytes) return aligned_alloc(64, rounded ? rounded : 64);
   if (rounded > g_cap || !g_buf) {
@@ -22,6 +24,6 @@ void *nkl__scratch_get(size_t bytes) {
   return g_buf;
 }
 
-void nkl__scratch_put(void *p) {
+NKL_ENTRY_TEXT void nkl__scratch_put(void *p) {
   if (p && p != g_buf) free(p);
 }

@@ -7,7 +7,7 @@ static const size_t kSizes[NKL_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4};
 static const char *const kNames[NKL_DTYPE_COUNT] = {"f32", "f16", "bf16", "fp8e4m3", "i8",
                                                     "i32"};
 
-size_t nkl_dtype_size(nkl_dtype dtype) {
+NKL_ENTRY_TEXT size_t nkl_dtype_size(nkl_dtype dtype) {
   return (dtype >= 0 && dtype < NKL_DTYPE_COUNT) ? kSizes[dtype] : 0;
 }
 
@@ -59,7 +59,7 @@ const char *nkl__shape_str(const nkl_tensor *t, char *buf, size_t len) {
   return buf;
 }
 
-nkl_status nkl__check_tensor(const nkl_tensor *t, const char *what) {
+NKL_ENTRY_TEXT nkl_status nkl__check_tensor(const nkl_tensor *t, const char *what) {
   if (!t) return nkl__fail(NKL_ERR_NULL_POINTER, "%s is NULL", what);
   if (t->dtype < 0 || t->dtype >= NKL_DTYPE_COUNT)
     return nkl__fail(NKL_ERR_BAD_DTYPE, "%s has unknown dtype %d", what, (int)t->dtype);
@@ -89,13 +89,13 @@ nkl_status nkl__check_tensor(const nkl_tensor *t, const char *what) {
   return NKL_OK;
 }
 
-int64_t nkl__numel(const nkl_tensor *t) {
+NKL_ENTRY_TEXT int64_t nkl__numel(const nkl_tensor *t) {
   int64_t n = 1;
   for (int i = 0; i < t->rank; i++) n *= t->shape[i];
   return n;
 }
 
-bool nkl__is_contiguous(const nkl_tensor *t) {
+NKL_ENTRY_TEXT bool nkl__is_contiguous(const nkl_tensor *t) {
   int64_t s = 1;
   for (int i = t->rank - 1; i >= 0; i--) {
     if (t->shape[i] != 1 && t->strides[i] != s) return false;
@@ -104,8 +104,8 @@ bool nkl__is_contiguous(const nkl_tensor *t) {
   return true;
 }
 
-nkl_status nkl__as_rows(const nkl_tensor *t, const char *what, int64_t *rows, int64_t *cols,
-                        int64_t *row_stride) {
+NKL_ENTRY_TEXT nkl_status nkl__as_rows(const nkl_tensor *t, const char *what, int64_t *rows,
+                                       int64_t *cols, int64_t *row_stride) {
   if (t->rank < 1)
     return nkl__fail(NKL_ERR_BAD_RANK, "%s must have rank >= 1 (got %d)", what, t->rank);
   const int last = t->rank - 1;
@@ -133,14 +133,14 @@ nkl_status nkl__as_rows(const nkl_tensor *t, const char *what, int64_t *rows, in
   return NKL_OK;
 }
 
-static void byte_range(const nkl_tensor *t, uintptr_t *lo, uintptr_t *hi) {
+NKL_ENTRY_TEXT static void byte_range(const nkl_tensor *t, uintptr_t *lo, uintptr_t *hi) {
   int64_t span = 0;
   for (int i = 0; i < t->rank; i++) span += (t->shape[i] - 1) * t->strides[i];
   *lo = (uintptr_t)t->data;
   *hi = *lo + (uintptr_t)((span + 1) * (int64_t)nkl_dtype_size(t->dtype));
 }
 
-bool nkl__overlaps(const nkl_tensor *a, const nkl_tensor *b) {
+NKL_ENTRY_TEXT bool nkl__overlaps(const nkl_tensor *a, const nkl_tensor *b) {
   uintptr_t alo, ahi, blo, bhi;
   byte_range(a, &alo, &ahi);
   byte_range(b, &blo, &bhi);

@@ -6,11 +6,11 @@
 #include <omp.h>
 #endif
 
-static _Atomic int g_threads = 0; /* 0: the OpenMP default */
+NKL_ENTRY_DATA static _Atomic int g_threads = 0; /* 0: the OpenMP default */
 
 void nkl_set_num_threads(int n) { atomic_store(&g_threads, n > 0 ? n : 0); }
 
-int nkl_get_num_threads(void) {
+NKL_ENTRY_TEXT int nkl_get_num_threads(void) {
   const int n = atomic_load(&g_threads);
   if (n > 0) return n;
 #ifdef _OPENMP
@@ -24,7 +24,7 @@ int nkl_get_num_threads(void) {
  * thread) costs more than it saves. */
 enum { kMinBytesPerThread = 128 * 1024 };
 
-int nkl__threads_for(int64_t items, int64_t bytes) {
+NKL_ENTRY_TEXT int nkl__threads_for(int64_t items, int64_t bytes) {
   int64_t t = nkl_get_num_threads();
   const int64_t by_size = bytes / kMinBytesPerThread;
   if (t > by_size) t = by_size;
@@ -32,7 +32,8 @@ int nkl__threads_for(int64_t items, int64_t bytes) {
   return t < 1 ? 1 : (int)t;
 }
 
-void nkl__parallel_range(int threads, int64_t n, nkl_range_fn body, const void *ctx) {
+NKL_ENTRY_TEXT void nkl__parallel_range(int threads, int64_t n, nkl_range_fn body,
+                                        const void *ctx) {
   if (threads <= 1 || n <= 1) {
     body(ctx, 0, n);
     return;
@@ -90,8 +91,9 @@ static int64_t llc_share_bytes(void) {
  * reported 480 MiB), `nkl bench`, 2 alternating cold runs: RMSNormFwd [2048, 8192] bf16 -26%,
  * LayerNormFwd [2048, 16384] -24%, [2048, 4096] -25%, RMSNormBwd [2048, 8192] -23%,
  * FusedAddRMSNorm [2048, 4096] -16% (its residual output is never streamed). */
-bool nkl__use_streaming_stores(const void *p, int64_t row_bytes, int64_t bytes, size_t align) {
-  static _Atomic int64_t threshold = -1;
+NKL_ENTRY_TEXT bool nkl__use_streaming_stores(const void *p, int64_t row_bytes, int64_t bytes,
+                                              size_t align) {
+  NKL_ENTRY_DATA static _Atomic int64_t threshold = -1;
   int64_t t = atomic_load(&threshold);
   if (t < 0) {
     const char *env = getenv("NKL_STREAM_MIN_BYTES");

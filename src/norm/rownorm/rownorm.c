@@ -90,11 +90,13 @@ enum { WB_F32_MAX_N = 4096, WB_F32_MIN_ROWS = 64 };
   .op = opname, .kind = kind_, .flags = flags_, .list = k_##list_, \
   .count = sizeof k_##list_ / sizeof k_##list_[0]
 
-static bool is_float16_32(nkl_dtype t) { return t == NKL_F32 || t == NKL_F16 || t == NKL_BF16; }
+NKL_ENTRY_TEXT static bool is_float16_32(nkl_dtype t) {
+  return t == NKL_F32 || t == NKL_F16 || t == NKL_BF16;
+}
 
 /* t must have ref's shape; `what` names it. */
-static nkl_status check_same_shape(const char *op, const nkl_tensor *t, const char *what,
-                                   const nkl_tensor *ref) {
+NKL_ENTRY_TEXT static nkl_status check_same_shape(const char *op, const nkl_tensor *t,
+                                                  const char *what, const nkl_tensor *ref) {
   bool same = t->rank == ref->rank;
   for (int i = 0; same && i < t->rank; i++) same = t->shape[i] == ref->shape[i];
   if (same) return NKL_OK;
@@ -104,7 +106,8 @@ static nkl_status check_same_shape(const char *op, const nkl_tensor *t, const ch
 }
 
 /* A per-channel (or per-row) parameter: dtype x's or f32, and contiguous. */
-static nkl_status check_param(const char *op, const nkl_tensor *v, const char *what, nkl_dtype xt) {
+NKL_ENTRY_TEXT static nkl_status check_param(const char *op, const nkl_tensor *v, const char *what,
+                                             nkl_dtype xt) {
   nkl_status s = nkl__check_tensor(v, what);
   if (s) return s;
   if (v->dtype != xt && v->dtype != NKL_F32)
@@ -116,8 +119,8 @@ static nkl_status check_param(const char *op, const nkl_tensor *v, const char *w
 }
 
 /* A rank-1 vector of n elements. */
-static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *what, int64_t n,
-                            nkl_dtype xt) {
+NKL_ENTRY_TEXT static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *what,
+                                           int64_t n, nkl_dtype xt) {
   nkl_status s = check_param(op, v, what, xt);
   if (s) return s;
   if (v->rank != 1) return nkl__fail(NKL_ERR_BAD_RANK, "%s must be rank 1, got %d", what, v->rank);
@@ -128,7 +131,8 @@ static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *wha
 }
 
 /* An f32 statistics output with `rows` elements (optional unless required). */
-static nkl_status check_stat(const nkl_tensor *t, const char *what, int64_t rows, bool required) {
+NKL_ENTRY_TEXT static nkl_status check_stat(const nkl_tensor *t, const char *what, int64_t rows,
+                                            bool required) {
   if (!t) return required ? nkl__fail(NKL_ERR_NULL_POINTER, "%s is required", what) : NKL_OK;
   nkl_status s = nkl__check_tensor(t, what);
   if (s) return s;
@@ -142,8 +146,9 @@ static nkl_status check_stat(const nkl_tensor *t, const char *what, int64_t rows
 }
 
 /* A rows tensor like x (dtype dt, x's shape) with its row stride. */
-static nkl_status check_rows_like(const char *op, const nkl_tensor *t, const char *what,
-                                  const nkl_tensor *x, nkl_dtype dt, int64_t *rs) {
+NKL_ENTRY_TEXT static nkl_status check_rows_like(const char *op, const nkl_tensor *t,
+                                                 const char *what, const nkl_tensor *x,
+                                                 nkl_dtype dt, int64_t *rs) {
   if (!t) return nkl__fail(NKL_ERR_NULL_POINTER, "%s: %s is required", op, what);
   nkl_status s = nkl__check_tensor(t, what);
   if (s) return s;
@@ -164,8 +169,8 @@ typedef struct {
 
 /* Outputs must not overlap each other or any input, except the exact in-place pairs the op
  * allows: y may be x, and res_out may be x or res (same data, same row stride). */
-static nkl_status check_aliasing(const char *op, const named *outs, int nout, const named *ins,
-                                 int nin) {
+NKL_ENTRY_TEXT static nkl_status check_aliasing(const char *op, const named *outs, int nout,
+                                                const named *ins, int nin) {
   for (int o = 0; o < nout; o++) {
     if (!outs[o].t) continue;
     for (int p = o + 1; p < nout; p++)
@@ -185,7 +190,7 @@ static nkl_status check_aliasing(const char *op, const named *outs, int nout, co
   return NKL_OK;
 }
 
-static nkl_status prepare(const rn_req *q, rn_plan *p) {
+NKL_ENTRY_TEXT static nkl_status prepare(const rn_req *q, rn_plan *p) {
   const char *op = q->op;
   nkl_status s;
   if ((s = nkl__check_tensor(q->x, "x")) || (s = nkl__check_tensor(q->y, "y"))) return s;
@@ -303,7 +308,7 @@ static nkl_status prepare(const rn_req *q, rn_plan *p) {
   return NKL_OK;
 }
 
-static nkl_status run(const char *op, const rn_plan *p) {
+NKL_ENTRY_TEXT static nkl_status run(const char *op, const rn_plan *p) {
   rownorm_args a = p->a;
   _Atomic int slot = 0;
   void *scratch = NULL;
@@ -336,7 +341,12 @@ static nkl_status run(const char *op, const rn_plan *p) {
   return NKL_OK;
 }
 
-static nkl_status rownorm(const rn_req *q) {
+NKL_ENTRY_TEXT static nkl_status rownorm(const rn_req *q) {
+  nkl__prefetch_entry_text();
+  const nkl_tensor *const args[] = {q->x,       q->y, q->w,    q->b,    q->res,
+                                    q->res_out, q->g, q->mean, q->rstd, q->scale};
+  nkl__prefetch_tensors(args, (int)(sizeof args / sizeof args[0]));
+  nkl__prefetch_bytes(q->list, q->count * sizeof *q->list);
   nkl__clear_error();
   rn_plan p;
   const nkl_status s = prepare(q, &p);

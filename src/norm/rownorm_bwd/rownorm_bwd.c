@@ -57,8 +57,8 @@ static const nkl_kernel_entry k_ln[] = {NKL_ROWNORM_BWD_BF16_DTYPES(BF16, layern
  * enough of them to keep every thread busy; each costs one f32 row of scratch. */
 enum { kMaxChunks = 32 };
 
-static nkl_status check_rows(const char *op, const nkl_tensor *t, const char *what,
-                             const nkl_tensor *x, int64_t *rs) {
+NKL_ENTRY_TEXT static nkl_status check_rows(const char *op, const nkl_tensor *t, const char *what,
+                                            const nkl_tensor *x, int64_t *rs) {
   if (!t) return nkl__fail(NKL_ERR_NULL_POINTER, "%s: %s is required", op, what);
   nkl_status s = nkl__check_tensor(t, what);
   if (s) return s;
@@ -77,8 +77,8 @@ static nkl_status check_rows(const char *op, const nkl_tensor *t, const char *wh
 }
 
 /* A contiguous rank-1 vector of len elements of dtype dt (or f32 when f32_ok). */
-static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *what, int64_t len,
-                            nkl_dtype dt, bool f32_ok) {
+NKL_ENTRY_TEXT static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *what,
+                                           int64_t len, nkl_dtype dt, bool f32_ok) {
   nkl_status s = nkl__check_tensor(v, what);
   if (s) return s;
   if (v->dtype != dt && !(f32_ok && v->dtype == NKL_F32))
@@ -92,9 +92,13 @@ static nkl_status check_vec(const char *op, const nkl_tensor *v, const char *wha
   return NKL_OK;
 }
 
-static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x, const nkl_tensor *dy,
-                      const nkl_tensor *w, const nkl_tensor *mean, const nkl_tensor *rstd,
-                      nkl_tensor *dx, nkl_tensor *dw, nkl_tensor *db) {
+NKL_ENTRY_TEXT static nkl_status bwd(const char *op, bool ln, const nkl_tensor *x,
+                                     const nkl_tensor *dy, const nkl_tensor *w,
+                                     const nkl_tensor *mean, const nkl_tensor *rstd, nkl_tensor *dx,
+                                     nkl_tensor *dw, nkl_tensor *db) {
+  nkl__prefetch_entry_text();
+  const nkl_tensor *const args[] = {x, dy, w, mean, rstd, dx, dw, db};
+  nkl__prefetch_tensors(args, (int)(sizeof args / sizeof args[0]));
   nkl__clear_error();
   nkl_status s;
   if ((s = nkl__check_tensor(x, "x"))) return s;

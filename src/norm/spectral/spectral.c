@@ -63,7 +63,7 @@ static void reduce_cols(const void *p, int64_t j0, int64_t j1) {
   }
 }
 
-static nkl_status check_f32_vec(const nkl_tensor *t, const char *what, int64_t len) {
+NKL_ENTRY_TEXT static nkl_status check_f32_vec(const nkl_tensor *t, const char *what, int64_t len) {
   if (!t) return nkl__fail(NKL_ERR_NULL_POINTER, "spectral_norm: %s is required", what);
   nkl_status s = nkl__check_tensor(t, what);
   if (s) return s;
@@ -78,9 +78,12 @@ static nkl_status check_f32_vec(const nkl_tensor *t, const char *what, int64_t l
   return NKL_OK;
 }
 
-nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tensor *u, float eps,
-                                            nkl_tensor *u_out, nkl_tensor *v_out,
-                                            nkl_tensor *sigma) {
+NKL_ENTRY_TEXT nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tensor *u,
+                                                           float eps, nkl_tensor *u_out,
+                                                           nkl_tensor *v_out, nkl_tensor *sigma) {
+  nkl__prefetch_entry_text();
+  const nkl_tensor *const args[] = {w, u, u_out, v_out, sigma};
+  nkl__prefetch_tensors(args, (int)(sizeof args / sizeof args[0]));
   nkl__clear_error();
   nkl_status s;
   if ((s = nkl__check_tensor(w, "w"))) return s;
