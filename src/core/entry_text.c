@@ -6,19 +6,20 @@
 extern const char __start_nkl_entry_text[], __stop_nkl_entry_text[];
 extern const char __start_nkl_entry_data[], __stop_nkl_entry_data[];
 
-/* Into L2 (prefetcht1): the instruction fetch finds the lines there. When the code is warm
- * the loop costs about one cycle per line. */
-NKL_ENTRY_TEXT void nkl__prefetch_entry_text(void) {
+/* The sections into L2 (prefetcht1): the instruction fetch finds the lines there. When
+ * the code is warm the loop costs about one cycle per line. */
+static void prefetch_sections(void) {
   for (const char *p = __start_nkl_entry_text; p < __stop_nkl_entry_text; p += 64)
     __builtin_prefetch(p, 0, 2);
   for (const char *p = __start_nkl_entry_data; p < __stop_nkl_entry_data; p += 64)
     __builtin_prefetch(p);
 }
 #else
-void nkl__prefetch_entry_text(void) {}
+static void prefetch_sections(void) {}
 #endif
 
-NKL_ENTRY_TEXT void nkl__prefetch_tensors(const nkl_tensor *const *t, int n) {
+NKL_ENTRY_TEXT void nkl__prefetch_entry(const nkl_tensor *const *t, int n) {
+  prefetch_sections();
   for (int i = 0; i < n; i++)
     if (t[i])
       for (size_t b = 0; b < sizeof(nkl_tensor); b += 64)

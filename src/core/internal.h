@@ -15,7 +15,7 @@
  * layers) fetches it a line at a time as it runs, each line a DRAM round trip: on the Xeon
  * guest about 5 of the ~10 us of a cold RMSNorm [1, 16] call. The functions on the path from
  * an API entry to its kernel (validation, dispatch, threads) carry NKL_ENTRY_TEXT, which puts
- * them in one section, and nkl__prefetch_entry_text() at the entry asks for all of its lines
+ * them in one section, and nkl__prefetch_entry() at the entry asks for all of its lines
  * at once, with the settings that path reads (NKL_ENTRY_DATA: thread count, ISA, tuning).
  * Only on ELF targets (the linker's __start_/__stop_ symbols); elsewhere a no-op. */
 #if defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))
@@ -25,9 +25,15 @@
 #define NKL_ENTRY_TEXT
 #define NKL_ENTRY_DATA
 #endif
-void nkl__prefetch_entry_text(void);
-/* The caller's tensor descriptors (NULL skipped), which the validation reads one by one. */
-void nkl__prefetch_tensors(const nkl_tensor *const *t, int n);
+/* Both sections, and the caller's n tensor descriptors t (NULL skipped), which the
+ * validation reads one by one. NKL_PREFETCH_ENTRY(x, y, ...) passes its arguments as t. */
+void nkl__prefetch_entry(const nkl_tensor *const *t, int n);
+#define NKL_PREFETCH_ENTRY(...)                                                     \
+  do {                                                                              \
+    const nkl_tensor *const nkl_entry_args_[] = {__VA_ARGS__};                      \
+    nkl__prefetch_entry(nkl_entry_args_,                                            \
+                        (int)(sizeof nkl_entry_args_ / sizeof nkl_entry_args_[0])); \
+  } while (0)
 /* bytes from p, e.g. an op's kernel list */
 void nkl__prefetch_bytes(const void *p, size_t bytes);
 

@@ -342,10 +342,7 @@ NKL_ENTRY_TEXT static nkl_status run(const char *op, const rn_plan *p) {
 }
 
 NKL_ENTRY_TEXT static nkl_status rownorm(const rn_req *q) {
-  nkl__prefetch_entry_text();
-  const nkl_tensor *const args[] = {q->x,       q->y, q->w,    q->b,    q->res,
-                                    q->res_out, q->g, q->mean, q->rstd, q->scale};
-  nkl__prefetch_tensors(args, (int)(sizeof args / sizeof args[0]));
+  NKL_PREFETCH_ENTRY(q->x, q->y, q->w, q->b, q->res, q->res_out, q->g, q->mean, q->rstd, q->scale);
   nkl__prefetch_bytes(q->list, q->count * sizeof *q->list);
   nkl__clear_error();
   rn_plan p;

@@ -96,9 +96,7 @@ NKL_ENTRY_TEXT static nkl_status bwd(const char *op, bool ln, const nkl_tensor *
                                      const nkl_tensor *dy, const nkl_tensor *w,
                                      const nkl_tensor *mean, const nkl_tensor *rstd, nkl_tensor *dx,
                                      nkl_tensor *dw, nkl_tensor *db) {
-  nkl__prefetch_entry_text();
-  const nkl_tensor *const args[] = {x, dy, w, mean, rstd, dx, dw, db};
-  nkl__prefetch_tensors(args, (int)(sizeof args / sizeof args[0]));
+  NKL_PREFETCH_ENTRY(x, dy, w, mean, rstd, dx, dw, db);
   nkl__clear_error();
   nkl_status s;
   if ((s = nkl__check_tensor(x, "x"))) return s;

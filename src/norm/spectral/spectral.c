@@ -81,9 +81,7 @@ NKL_ENTRY_TEXT static nkl_status check_f32_vec(const nkl_tensor *t, const char *
 NKL_ENTRY_TEXT nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, const nkl_tensor *u,
                                                            float eps, nkl_tensor *u_out,
                                                            nkl_tensor *v_out, nkl_tensor *sigma) {
-  nkl__prefetch_entry_text();
-  const nkl_tensor *const args[] = {w, u, u_out, v_out, sigma};
-  nkl__prefetch_tensors(args, (int)(sizeof args / sizeof args[0]));
+  NKL_PREFETCH_ENTRY(w, u, u_out, v_out, sigma);
   nkl__clear_error();
   nkl_status s;
   if ((s = nkl__check_tensor(w, "w"))) return s;
