@@ -463,6 +463,60 @@ static void test_bitwise_agreement(void) {
     }
 }
 
+/* Lanes mode (pool_lanes.inc: 3-d f16/bf16 averages on at least 16 small planes, AVX-512):
+ * against the oracle on every ISA, and bit for bit against the scalar row path with 1 to 3
+ * threads, over random windows, plane counts that leave partial 16-plane groups, bands of
+ * output rows (planes tall enough for several), NaN/Inf/-0 inputs and, with tiny inputs,
+ * subnormal sums. */
+static void test_lanes(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  uint64_t s = 4242;
+  static const int64_t kPlanes[][2] = {{1, 16}, {2, 17}, {1, 47}, {3, 11}};
+  for (int t = 0; t < 24; t++) {
+    pcase c;
+    do {
+      c = random_case(&s, AVGP, 3, t % 2 ? NKL_F16 : NKL_BF16);
+      c.n = kPlanes[t % 4][0], c.c = kPlanes[t % 4][1];
+      c.q.in[1] = rnd(&s, 4, t % 3 ? 24 : 90), c.q.in[2] = rnd(&s, 5, 40);
+      if (t % 4 == 0) /* the pair-sum windows, 4/2 and 5/2 */
+        c.q.k[2] = 4 + t / 4 % 2, c.q.s[2] = 2, c.q.p[2] = rnd(&s, 0, 2);
+    } while (!finish(&c));
+    for (int f = PLAIN; f <= SPECIALS; f++) {
+      void *x = make_input(&c, (fill_t)f, 17 + (uint64_t)t);
+      const int64_t nx = c.n * c.c * prod(c.q.in, 3);
+      if (t % 6 == 5) /* tiny values: sums and averages in the subnormal range */
+        for (int64_t j = 0; j < nx; j += 3) nkl_set(x, c.dt, j, nkl_get(x, c.dt, j) * 0x1p-120);
+      else /* +-2^13 (often cancelling) among values near 2^-12: the f32 sums round, and
+            * their order shows in the outputs */
+        for (int64_t j = 0; j < nx; j++) {
+          const uint64_t r = nkl_rand_u64(&s) % 4;
+          nkl_set(x, c.dt, j, r < 2 ? (r ? -0x1p13 : 0x1p13) : nkl_get(x, c.dt, j) * 0x1p-12);
+        }
+      const size_t yb = (size_t)(c.n * c.c * prod(c.q.out, 3)) * nkl_dtype_size(c.dt);
+      void *ref = tu_alloc(yb), *y = tu_alloc(yb);
+      nkl_set_max_isa(NKL_ISA_SCALAR);
+      nkl_set_num_threads(1);
+      CHECK_STATUS(call(&c, x, ref), NKL_OK);
+      compare(&c, x, ref, "lanes-scalar");
+      for (int k = 0; k < nisa; k++)
+        for (int th = 1; th <= 3; th++) {
+          nkl_set_max_isa(isas[k]);
+          nkl_set_num_threads(th);
+          memset(y, 0x55, yb);
+          CHECK_STATUS(call(&c, x, y), NKL_OK);
+          CHECK(tu_guard_ok(y), "lanes case %d wrote out of bounds", t);
+          CHECK(memcmp(y, ref, yb) == 0, "lanes case %d (%s, %lld planes) %s threads=%d differs", t,
+                nkl_dtype_name(c.dt), (long long)(c.n * c.c), nkl_isa_name(isas[k]), th);
+        }
+      tu_free(x);
+      tu_free(ref);
+      tu_free(y);
+    }
+  }
+  nkl_set_num_threads(0);
+}
+
 /* The catalog's parameter sets at reduced N*C (the full sizes run in `nkl check`). */
 static void test_catalog_shapes(void) {
   /* kind, nsp, in[3], k[3], s[3], p[3], d[3], ceil, cip */
@@ -670,6 +724,7 @@ int main(void) {
   tu_run("tap_row_lists", test_tap_row_lists);
   tu_run("pair_windows", test_pair_windows);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
+  tu_run("lanes_mode_3d_averages", test_lanes);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
   tu_run("bad_input", test_bad_input);
   return tu_summary();

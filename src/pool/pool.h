@@ -47,6 +47,14 @@ typedef struct pool_args {
   int64_t tmp_len;  /* floats of one row buffer (a multiple of 16); each thread has two */
   float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
   atomic_int *slot; /* the next free slice */
+  /* Lanes mode (pool_lanes.inc: 16 planes per vector; AVX-512 kernels, f16/bf16 averages on
+   * small planes, see pool.c): per thread lanes_len floats at lanes_buf, 64-byte aligned,
+   * of which lanes_vlen 16-float vectors are the row of vertical sums. */
+  int lanes;
+  float *lanes_buf;
+  int64_t lanes_len, lanes_vlen;
+  int64_t lanes_band; /* output rows per band; its input rows take lanes_tlen vectors */
+  int64_t lanes_tlen;
 } pool_args;
 
 /* The D/H tap rows of output row (od, oh), as pool_vertical reads them (one body for pool.c's
