@@ -430,10 +430,43 @@ static void max_pairs(kind_t kind, nkl_dtype dt) {
 }
 static void test_max_pairs(void) { each_isa_dtype_kind(max_pairs); }
 
-/* Bit-identical outputs on every ISA and with 1, 2 and 3 threads. */
-static void test_bitwise_agreement(void) {
+/* The output size of c in bytes. */
+static size_t out_bytes(const pcase *c) {
+  return (size_t)(c->n * c->c * prod(c->q.out, c->q.nsp)) * nkl_dtype_size(c->dt);
+}
+
+/* c on x with the scalar ISA and one thread: the reference of check_agreement (tu_free it). */
+static void *scalar_ref(const pcase *c, const void *x) {
+  void *ref = tu_alloc(out_bytes(c));
+  nkl_set_max_isa(NKL_ISA_SCALAR);
+  nkl_set_num_threads(1);
+  CHECK_STATUS(call(c, x, ref), NKL_OK);
+  return ref;
+}
+
+/* c on x on every ISA with 1, 2 and 3 threads: each output in bounds and equal to ref bit for
+ * bit. Leaves the default thread count. */
+static void check_agreement(const pcase *c, const void *x, const void *ref, const char *tag) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
+  const size_t yb = out_bytes(c);
+  void *y = tu_alloc(yb);
+  for (int k = 0; k < nisa; k++)
+    for (int t = 1; t <= 3; t++) {
+      nkl_set_max_isa(isas[k]);
+      nkl_set_num_threads(t);
+      memset(y, 0x55, yb);
+      CHECK_STATUS(call(c, x, y), NKL_OK);
+      CHECK(tu_guard_ok(y), "%s %s threads=%d wrote out of bounds", tag, nkl_isa_name(isas[k]), t);
+      CHECK(memcmp(y, ref, yb) == 0, "%s %s %s threads=%d differs from scalar/1 thread", tag,
+            nkl_dtype_name(c->dt), nkl_isa_name(isas[k]), t);
+    }
+  nkl_set_num_threads(0);
+  tu_free(y);
+}
+
+/* Bit-identical outputs on every ISA and with 1, 2 and 3 threads. */
+static void test_bitwise_agreement(void) {
   uint64_t s = 99;
   for (kind_t kind = MAXP; kind <= AAVGP; kind++)
     for (int d = 0; d < 3; d++) {
@@ -443,34 +476,19 @@ static void test_bitwise_agreement(void) {
       if (kind >= AMAXP && d == 2) c.q.out[0] = c.q.out[1] = 1; /* global */
       if (!finish(&c)) continue;
       void *x = make_input(&c, SPECIALS, 5);
-      const size_t yb = (size_t)(c.n * c.c * prod(c.q.out, c.q.nsp)) * nkl_dtype_size(c.dt);
-      void *ref = malloc(yb), *y = malloc(yb);
-      nkl_set_max_isa(NKL_ISA_SCALAR);
-      nkl_set_num_threads(1);
-      CHECK_STATUS(call(&c, x, ref), NKL_OK);
-      for (int k = 0; k < nisa; k++)
-        for (int t = 1; t <= 3; t++) {
-          nkl_set_max_isa(isas[k]);
-          nkl_set_num_threads(t);
-          memset(y, 0, yb);
-          CHECK_STATUS(call(&c, x, y), NKL_OK);
-          CHECK(memcmp(y, ref, yb) == 0, "%s %s %s threads=%d differs from scalar/1 thread",
-                kKindName[kind], nkl_dtype_name(c.dt), nkl_isa_name(isas[k]), t);
-        }
+      void *ref = scalar_ref(&c, x);
+      check_agreement(&c, x, ref, kKindName[kind]);
       tu_free(x);
-      free(ref);
-      free(y);
+      tu_free(ref);
     }
 }
 
 /* Lanes mode (pool_lanes.inc: 3-d f16/bf16 averages on at least 16 small planes, AVX-512):
- * against the oracle on every ISA, and bit for bit against the scalar row path with 1 to 3
- * threads, over random windows, plane counts that leave partial 16-plane groups, bands of
+ * the scalar row path against the oracle, and every ISA with 1 to 3 threads bit for bit
+ * against it, over random windows, plane counts that leave partial 16-plane groups, bands of
  * output rows (planes tall enough for several), NaN/Inf/-0 inputs and, with tiny inputs,
  * subnormal sums. */
 static void test_lanes(void) {
-  nkl_isa isas[NKL_ISA_COUNT];
-  const int nisa = tu_isas(isas);
   uint64_t s = 4242;
   static const int64_t kPlanes[][2] = {{1, 16}, {2, 17}, {1, 47}, {3, 11}};
   for (int t = 0; t < 24; t++) {
@@ -493,28 +511,15 @@ static void test_lanes(void) {
           const uint64_t r = nkl_rand_u64(&s) % 4;
           nkl_set(x, c.dt, j, r < 2 ? (r ? -0x1p13 : 0x1p13) : nkl_get(x, c.dt, j) * 0x1p-12);
         }
-      const size_t yb = (size_t)(c.n * c.c * prod(c.q.out, 3)) * nkl_dtype_size(c.dt);
-      void *ref = tu_alloc(yb), *y = tu_alloc(yb);
-      nkl_set_max_isa(NKL_ISA_SCALAR);
-      nkl_set_num_threads(1);
-      CHECK_STATUS(call(&c, x, ref), NKL_OK);
+      void *ref = scalar_ref(&c, x);
       compare(&c, x, ref, "lanes-scalar");
-      for (int k = 0; k < nisa; k++)
-        for (int th = 1; th <= 3; th++) {
-          nkl_set_max_isa(isas[k]);
-          nkl_set_num_threads(th);
-          memset(y, 0x55, yb);
-          CHECK_STATUS(call(&c, x, y), NKL_OK);
-          CHECK(tu_guard_ok(y), "lanes case %d wrote out of bounds", t);
-          CHECK(memcmp(y, ref, yb) == 0, "lanes case %d (%s, %lld planes) %s threads=%d differs", t,
-                nkl_dtype_name(c.dt), (long long)(c.n * c.c), nkl_isa_name(isas[k]), th);
-        }
+      char tag[64];
+      snprintf(tag, sizeof tag, "lanes case %d (%lld planes)", t, (long long)(c.n * c.c));
+      check_agreement(&c, x, ref, tag);
       tu_free(x);
       tu_free(ref);
-      tu_free(y);
     }
   }
-  nkl_set_num_threads(0);
 }
 
 /* The catalog's parameter sets at reduced N*C (the full sizes run in `nkl check`). */
