@@ -183,24 +183,52 @@ static inline vf vf_load_strided_f32(const float *p, int64_t s) {
   return nkl__gather_phase(p, (int)s, 0);
 }
 
+/* Phase r of the 3-way split of the 24 lanes x ++ y ++ z: lane i is element 3i + r. Element
+ * 3i + r sits at position (3i + r) % 8 of its register, and the 8 phase-r elements fall on 8
+ * distinct positions (3 is prime to 8): two blends gather them into one register, in the
+ * order the positions give, and one permute sorts them. Positions of phase 0: x 0 3 6, y 1 4
+ * 7, z 2 5; phases 1 and 2 rotate which register fills which positions. (A macro: blend
+ * masks must be immediates.) */
+#define NKL_PHASE3_8(x, y, z, mxy, mz, i0, i1, i2, i3, i4, i5, i6, i7)         \
+  _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(x, y, mxy), z, mz), \
+                           _mm256_setr_epi32(i0, i1, i2, i3, i4, i5, i6, i7))
+static inline __attribute__((always_inline)) __m256 nkl__phase3x8(__m256 x, __m256 y, __m256 z,
+                                                                  int r) {
+  if (r == 0) return NKL_PHASE3_8(x, y, z, 0x92, 0x24, 0, 3, 6, 1, 4, 7, 2, 5);
+  if (r == 1) return NKL_PHASE3_8(x, y, z, 0x24, 0x49, 1, 4, 7, 2, 5, 0, 3, 6);
+  return NKL_PHASE3_8(x, y, z, 0x49, 0x92, 2, 5, 0, 3, 6, 1, 4, 7);
+}
+/* Phase r of the 4-way split of the 32 lanes w ++ x ++ y ++ z: lane i is element 4i + r,
+ * i.e. position r of 128-bit half i % 2 of register i / 2. Unpacking (w, x) and (y, z) and
+ * then the two results by 64 bits (lo: phases 0, 1; hi: 2, 3) gives, per 128-bit half h,
+ * (w, x, y, z)[h][r]: lanes in the order 0 2 4 6 1 3 5 7, which one permute sorts. Inlined
+ * with r constant, the four phases share the unpacks. */
+static inline __attribute__((always_inline)) __m256 nkl__phase4x8(__m256 w, __m256 x, __m256 y,
+                                                                  __m256 z, int r) {
+  const __m256 wx = r < 2 ? _mm256_unpacklo_ps(w, x) : _mm256_unpackhi_ps(w, x);
+  const __m256 yz = r < 2 ? _mm256_unpacklo_ps(y, z) : _mm256_unpackhi_ps(y, z);
+  const __m256d a = _mm256_castps_pd(wx), b = _mm256_castps_pd(yz);
+  const __m256 t = _mm256_castpd_ps(r % 2 ? _mm256_unpackhi_pd(a, b) : _mm256_unpacklo_pd(a, b));
+  return _mm256_permutevar8x32_ps(t, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
 /* Phase r of the s-way split of the 16 s lanes a, b, c, d in that order (see vec_scalar.h):
- * shuffles of the registers for s <= 2; s = 3, 4 go through memory and gathers (no hot
- * path: AVX2 is the fallback ISA). */
-static inline vf vf_phase(vf a, vf b, vf c, vf d, int s, int r) {
+ * register shuffles only (before session 19, s = 3 and 4 stored the registers and gathered:
+ * 3-4x slower on Zen 2, where AVX2 is the widest ISA). */
+static inline __attribute__((always_inline)) vf vf_phase(vf a, vf b, vf c, vf d, int s, int r) {
   if (s == 1) return a;
   if (s == 2)
     return r ? vf_make(NKL_PICK8(a.lo, a.hi, 0xDD), NKL_PICK8(b.lo, b.hi, 0xDD))
              : vf_make(NKL_PICK8(a.lo, a.hi, 0x88), NKL_PICK8(b.lo, b.hi, 0x88));
-  _Alignas(32) float t[4 * VF_LANES];
-  const vf v[4] = {a, b, c, d};
-  for (int j = 0; j < s; j++) vf_store_f32(t + j * VF_LANES, v[j]);
-  return nkl__gather_phase(t, s, r);
+  if (s == 3) /* lanes 0..7 from elements 0..23, 8..15 from 24..47 */
+    return vf_make(nkl__phase3x8(a.lo, a.hi, b.lo, r), nkl__phase3x8(b.hi, c.lo, c.hi, r));
+  return vf_make(nkl__phase4x8(a.lo, a.hi, b.lo, b.hi, r),
+                 nkl__phase4x8(c.lo, c.hi, d.lo, d.hi, r));
 }
-/* The same split of p[0 .. 16 s): loads and shuffles for s <= 2, else gathers from p. */
-static inline vf vf_load_phase_f32(const float *p, int s, int r) {
-  if (s > 2) return nkl__gather_phase(p, s, r);
+/* The same split of p[0 .. 16 s), s <= 4. */
+static inline __attribute__((always_inline)) vf vf_load_phase_f32(const float *p, int s, int r) {
   const vf a = vf_load_f32(p);
-  return vf_phase(a, s > 1 ? vf_load_f32(p + 16) : a, a, a, s, r);
+  return vf_phase(a, s > 1 ? vf_load_f32(p + 16) : a, s > 2 ? vf_load_f32(p + 32) : a,
+                  s > 3 ? vf_load_f32(p + 48) : a, s, r);
 }
 /* Lanes x[n..7] then y[0..n-1] (0 < n < 8): the middle 128 bits t = x[4..7] y[0..3] and a
  * byte align per 128-bit half, of (t, x) for n <= 4, of (y, t) above. */
