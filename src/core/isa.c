@@ -26,13 +26,14 @@ static int detect_intel(void) {
 static nkl_isa detect_cpu(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return NKL_ISA_SCALAR;
-  const int osxsave = (c >> 27) & 1, fma = (c >> 12) & 1, f16c = (c >> 29) & 1;
+  const int osxsave = (c >> 27) & 1, fma = (c >> 12) & 1, f16c = (c >> 29) & 1,
+            popcnt = (c >> 23) & 1;
   if (!osxsave) return NKL_ISA_SCALAR;
   const uint64_t xcr0 = xgetbv0();
   if ((xcr0 & 0x6) != 0x6) return NKL_ISA_SCALAR; /* OS saves XMM and YMM state */
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return NKL_ISA_SCALAR;
   const int avx2 = (b >> 5) & 1;
-  if (!(avx2 && fma && f16c)) return NKL_ISA_SCALAR;
+  if (!(avx2 && fma && f16c && popcnt)) return NKL_ISA_SCALAR;
   const int f = (b >> 16) & 1, dq = (b >> 17) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;
   if (!(f && dq && bw && vl) || (xcr0 & 0xE6) != 0xE6) return NKL_ISA_AVX2;
   unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
