@@ -84,11 +84,22 @@ static inline __m256i nkl__f32x8_to_bf16_epi32(__m256 x) {
                                            _mm256_set1_epi32(0x7F800000));
   return _mm256_blendv_epi8(rne, quiet, isnan);
 }
-static inline __attribute__((always_inline)) void vf_store_bf16(uint16_t *p, vf a) {
+static inline __attribute__((always_inline)) __m256i nkl__f32x16_to_bf16(vf a) {
   /* packus interleaves 128-bit lanes; the permute puts lanes 0..15 back in order */
   const __m256i packed =
       _mm256_packus_epi32(nkl__f32x8_to_bf16_epi32(a.lo), nkl__f32x8_to_bf16_epi32(a.hi));
-  _mm256_storeu_si256((__m256i *)p, _mm256_permute4x64_epi64(packed, 0xD8));
+  return _mm256_permute4x64_epi64(packed, 0xD8);
+}
+static inline __attribute__((always_inline)) void vf_store_bf16(uint16_t *p, vf a) {
+  _mm256_storeu_si256((__m256i *)p, nkl__f32x16_to_bf16(a));
+}
+/* Both halves in one register, so a streamed store needs no round trip through memory (two
+ * 16-byte stores read back as one 32-byte load miss store forwarding: ~30% slower f16
+ * RMSNorm rows on Zen 2). */
+static inline __m256i nkl__f32x16_to_f16(vf a) {
+  return _mm256_inserti128_si256(
+      _mm256_castsi128_si256(_mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT)),
+      _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT), 1);
 }
 static inline __attribute__((always_inline)) void vf_store_f16(uint16_t *p, vf a) {
   _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT));
@@ -131,10 +142,11 @@ static inline void vf_stream_f32(float *p, vf a) {
   _mm256_stream_ps(p, a.lo);
   _mm256_stream_ps(p + 8, a.hi);
 }
-static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)) {
-  _Alignas(32) uint16_t t[16];
-  store(t, a);
-  _mm256_stream_si256((__m256i *)p, _mm256_load_si256((const __m256i *)t));
+static inline void vf_stream_f16(uint16_t *p, vf a) {
+  _mm256_stream_si256((__m256i *)p, nkl__f32x16_to_f16(a));
+}
+static inline void vf_stream_bf16(uint16_t *p, vf a) {
+  _mm256_stream_si256((__m256i *)p, nkl__f32x16_to_bf16(a));
 }
 /* 64 bytes from the 64-byte aligned t to the 64-byte aligned p, non-temporally. */
 static inline void vf_stream_line(uint8_t *p, const uint8_t *t) {

@@ -201,11 +201,13 @@ static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) 
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit): they
  * bypass the cache and skip the read-for-ownership of a regular store. */
 static inline void vf_stream_f32(float *p, vf a) { _mm512_stream_ps(p, a); }
-static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)) {
+static inline void nkl__stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)) {
   _Alignas(32) uint16_t t[16];
-  store(t, a);
+  store(t, a); /* one 32-byte store: the compiler keeps it in a register */
   _mm256_stream_si256((__m256i *)p, _mm256_load_si256((const __m256i *)t));
 }
+static inline void vf_stream_f16(uint16_t *p, vf a) { nkl__stream_16(p, a, vf_store_f16); }
+static inline void vf_stream_bf16(uint16_t *p, vf a) { nkl__stream_16(p, a, vf_store_bf16); }
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 
 /* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc

@@ -58,8 +58,8 @@ static inline __attribute__((always_inline)) unsigned vf_store_fast(void *p, nkl
  * f16/bf16: 32). fp8 falls back to a plain store. Call vf_stream_fence() after the last. */
 static inline __attribute__((always_inline)) void vf_stream(void *p, nkl_dtype dt, vf a) {
   switch (dt) {
-    case NKL_F16: vf_stream_16((uint16_t *)p, a, vf_store_f16); break;
-    case NKL_BF16: vf_stream_16((uint16_t *)p, a, vf_store_bf16); break;
+    case NKL_F16: vf_stream_f16((uint16_t *)p, a); break;
+    case NKL_BF16: vf_stream_bf16((uint16_t *)p, a); break;
     case NKL_FP8_E4M3: vf_store_fp8((uint8_t *)p, a); break;
     default: vf_stream_f32((float *)p, a); break;
   }

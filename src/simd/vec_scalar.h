@@ -51,7 +51,8 @@ static inline __attribute__((always_inline)) void vf_store_f16(uint16_t *p, vf a
 
 /* No streaming stores in portable C: plain stores. */
 static inline void vf_stream_f32(float *p, vf a) { vf_store_f32(p, a); }
-static inline void vf_stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, vf)) { store(p, a); }
+static inline void vf_stream_f16(uint16_t *p, vf a) { vf_store_f16(p, a); }
+static inline void vf_stream_bf16(uint16_t *p, vf a) { vf_store_bf16(p, a); }
 static inline void vf_stream_line(uint8_t *p, const uint8_t *t) { memcpy(p, t, 64); }
 static inline void vf_stream_fence(void) {}
 
