@@ -73,16 +73,15 @@ static inline void vf_store_f32(float *p, vf a) {
   _mm256_storeu_ps(p + 8, a.hi);
 }
 /* f32 -> bf16, round to nearest even: (u + 0x7FFF + ((u >> 16) & 1)) >> 16; NaN lanes
- * become (u >> 16) | 0x40 (quiet). Matches nkl__f32_to_bf16. */
+ * become (u >> 16) | 0x40 (quiet), taken as (u | 0x400000) >> 16 by a blend before the one
+ * shift (an unordered compare finds them in one operation). Matches nkl__f32_to_bf16. */
 static inline __m256i nkl__f32x8_to_bf16_epi32(__m256 x) {
   const __m256i u = _mm256_castps_si256(x);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  const __m256i rne =
-      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
-  const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
-  const __m256i isnan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)),
-                                           _mm256_set1_epi32(0x7F800000));
-  return _mm256_blendv_epi8(rne, quiet, isnan);
+  const __m256i rne = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb);
+  const __m256i quiet = _mm256_or_si256(u, _mm256_set1_epi32(0x400000));
+  const __m256i isnan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+  return _mm256_srli_epi32(_mm256_blendv_epi8(rne, quiet, isnan), 16);
 }
 static inline __attribute__((always_inline)) __m256i nkl__f32x16_to_bf16(vf a) {
   /* packus interleaves 128-bit lanes; the permute puts lanes 0..15 back in order */
@@ -106,24 +105,32 @@ static inline __attribute__((always_inline)) void vf_store_f16(uint16_t *p, vf a
   _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT));
 }
 
-/* f32 -> fp8 e4m3 codes of 8 lanes as 32-bit integers (the algorithm of vec_avx512.h). */
-static inline __m256i nkl__f32x8_to_e4m3_epi32(__m256 x) {
-  const __m256i u = _mm256_castps_si256(x);
-  const __m256i abs = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
-  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(u, 24), _mm256_set1_epi32(0x80));
+/* f32 -> fp8 e4m3 codes of 8 lanes as 32-bit integers (the algorithm of vec_avx512.h).
+ * The magnitude code of finite |x| < 464 from abs = |x|'s bits: normal values round the 20
+ * dropped bits to even and rebias 127 -> 7; below 2^-6 the FPU rounds |x| + 2^14 to the
+ * subnormal step. */
+static inline __m256i nkl__e4m3_magnitude8(__m256i abs) {
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(abs, 20), _mm256_set1_epi32(1));
   const __m256i normal = _mm256_srli_epi32(
       _mm256_add_epi32(_mm256_add_epi32(abs, _mm256_set1_epi32(0x7FFFF - (120 << 23))), lsb), 20);
   const __m256i sub = _mm256_sub_epi32(
       _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(abs), _mm256_set1_ps(16384.0f))),
       _mm256_set1_epi32(0x46800000));
-  __m256i c =
-      _mm256_blendv_epi8(normal, sub, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000), abs));
+  return _mm256_blendv_epi8(normal, sub, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000), abs));
+}
+static inline __m256i nkl__e4m3_sign8(__m256i u) {
+  return _mm256_and_si256(_mm256_srli_epi32(u, 24), _mm256_set1_epi32(0x80));
+}
+/* Any f32: the magnitude saturates above 448 (code 0x7E) and NaN is 0x7F. */
+static inline __m256i nkl__f32x8_to_e4m3_epi32(__m256 x) {
+  const __m256i u = _mm256_castps_si256(x);
+  const __m256i abs = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+  __m256i c = nkl__e4m3_magnitude8(abs);
   c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7E),
                          _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x43DFFFFF)));
   c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7F),
                          _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x7F800000)));
-  return _mm256_or_si256(c, sign);
+  return _mm256_or_si256(c, nkl__e4m3_sign8(u));
 }
 static inline void vf_store_e4m3(uint8_t *p, vf a) {
   /* 32 -> 16 bits (packus interleaves 128-bit lanes; the permute restores the order),
@@ -136,6 +143,63 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
 
 /* Lanes finite with |a| < 464 (see vec_scalar.h): the same encoder here. */
 static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
+
+/* The 32 byte codes of two vectors a, b (32-bit codes a.lo = lanes 0..7, a.hi = 8..15) in
+ * order: the pack steps interleave 4-lane groups (128-bit lane L holds a[4L..], a[8 + 4L..],
+ * b[4L..], b[8 + 4L..]); one vpermd puts the groups back in order. */
+static inline __m256i nkl__e4m3_pack2(__m256i alo, __m256i ahi, __m256i blo, __m256i bhi) {
+  const __m256i bytes =
+      _mm256_packus_epi16(_mm256_packus_epi32(alo, ahi), _mm256_packus_epi32(blo, bhi));
+  return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+/* 64 code bytes c[0..1] at p (nt: non-temporal, p 64-byte aligned). */
+static inline void nkl__e4m3_store_line(uint8_t *p, __m256i c0, __m256i c1, int nt) {
+  if (nt) {
+    _mm256_stream_si256((__m256i *)p, c0);
+    _mm256_stream_si256((__m256i *)(p + 32), c1);
+  } else {
+    _mm256_storeu_si256((__m256i *)p, c0);
+    _mm256_storeu_si256((__m256i *)(p + 32), c1);
+  }
+}
+
+/* vf_store_e4m3_finite of y[0..3] at p, p + 16, p + 32, p + 48 (see vec_common.h). */
+#define VF_HAVE_E4M3_X4 1
+static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
+  const __m256i m = _mm256_set1_epi32(0x7FFFFFFF);
+  __m256i c[8];
+  for (int j = 0; j < 8; j++) {
+    const __m256i u = _mm256_castps_si256(j & 1 ? y[j / 2].hi : y[j / 2].lo);
+    c[j] = _mm256_or_si256(nkl__e4m3_magnitude8(_mm256_and_si256(u, m)), nkl__e4m3_sign8(u));
+  }
+  nkl__e4m3_store_line(p, nkl__e4m3_pack2(c[0], c[1], c[2], c[3]),
+                       nkl__e4m3_pack2(c[4], c[5], c[6], c[7]), nt);
+}
+
+/* The division-free encoder of vec_avx512.h (the math is there): the codes of y[j] / s as
+ * RN(y[j] * rv) rounded half up, rv = RN(1 / s); returns 0, storing nothing, when a lane is
+ * within [-8, 7] ulps of a code step or below 2^-6 (the exact path's). */
+static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) {
+  const __m256i m = _mm256_set1_epi32(0x7FFFFFFF), k = _mm256_set1_epi32(0x80008 - (120 << 23));
+  const __m256i low = _mm256_set1_epi32(0xFFFF0), zero = _mm256_setzero_si256();
+  __m256i c[8], tmin = m, near = zero;
+  for (int j = 0; j < 8; j++) {
+    const __m256i u = _mm256_castps_si256(j & 1 ? _mm256_mul_ps(y[j / 2].hi, rv.hi)
+                                                : _mm256_mul_ps(y[j / 2].lo, rv.lo));
+    const __m256i t = _mm256_add_epi32(_mm256_and_si256(u, m), k);
+    near = _mm256_or_si256(near, _mm256_cmpeq_epi32(_mm256_and_si256(t, low), zero));
+    tmin = _mm256_min_epi32(tmin, t);
+    /* code | sign: (t >> 20) | ((u >> 24) & 0x80) */
+    c[j] = _mm256_or_si256(_mm256_srli_epi32(t, 20), nkl__e4m3_sign8(u));
+  }
+  /* t(2^-6) = 0x3C800000 + k */
+  near = _mm256_or_si256(
+      near, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000 + 0x80008 - (120 << 23)), tmin));
+  if (!_mm256_testz_si256(near, near)) return 0;
+  nkl__e4m3_store_line(p, nkl__e4m3_pack2(c[0], c[1], c[2], c[3]),
+                       nkl__e4m3_pack2(c[4], c[5], c[6], c[7]), nt);
+  return 1;
+}
 
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */
 static inline void vf_stream_f32(float *p, vf a) {

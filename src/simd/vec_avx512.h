@@ -409,7 +409,8 @@ static inline uint32_t vu_exclusive_scan(uint32_t *p, int64_t n) {
   }
   return sum;
 }
-#define VF_HAVE_X4_AND_REDUCE16 1 /* vec_common.h has the portable versions */
+#define VF_HAVE_E4M3_X4 1 /* vec_common.h has the portable versions */
+#define VF_HAVE_REDUCE16 1
 static inline vf vf_reduce_add16(const vf *v) { return nkl__reduce16(v, 0); }
 static inline vf vf_reduce_max_nan16(const vf *v) { return nkl__reduce16(v, 1); }
 

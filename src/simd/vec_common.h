@@ -137,9 +137,9 @@ static inline __attribute__((always_inline)) void vf_prefetch_share(const void *
   if (((j * es) & 63) < VF_LANES * num / den * es) VF_PREFETCH((const char *)p + j * es);
 }
 
-#ifndef VF_HAVE_X4_AND_REDUCE16
-/* Portable forms of what vec_avx512.h does faster (same results). Four vectors' e4m3 codes
- * at p, p + 16, p + 32, p + 48 (nt: streamed, p 64-byte aligned): */
+#ifndef VF_HAVE_E4M3_X4
+/* Portable forms of what vec_avx512.h and vec_avx2.h do faster (same results). Four
+ * vectors' e4m3 codes at p, p + 16, p + 32, p + 48 (nt: streamed, p 64-byte aligned): */
 static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
   _Alignas(64) uint8_t t[64];
   uint8_t *d = nt ? t : p;
@@ -152,6 +152,8 @@ static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) 
   (void)p, (void)y, (void)rv, (void)nt;
   return 0;
 }
+#endif
+#ifndef VF_HAVE_REDUCE16
 /* Lane p: vf_reduce_add(v[p]) (resp. vf_reduce_max_nan(v[p])). */
 static inline vf vf_reduce_add16(const vf *v) {
   float t[VF_LANES];
