@@ -233,6 +233,41 @@ static void test_nan_row_propagates(void) {
   }
 }
 
+/* A NaN in an f32 weight keeps its payload through y = (x * rstd) * w; rounding it to bf16
+ * must still give a NaN. Payload 0x7FFFFF is the one whose round-to-nearest carry would
+ * turn it into -0: the bf16 store may skip its NaN handling only for rows proven NaN-free,
+ * which a NaN weight rules out (9 rows: enough for a thread to take that path). */
+static void test_nan_payload_weight(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  enum { M = 9, N = 40, BAD = 5 };
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (int op = RMS; op <= LN; op++) {
+      const int64_t shape[2] = {M, N}, wshape[1] = {N};
+      uint16_t x[M * N], y[M * N];
+      float w[N], b[N];
+      nkl_fill_normal(x, NKL_BF16, M * N, 11, 1.0);
+      nkl_fill_normal(w, NKL_F32, N, 12, 1.0);
+      nkl_fill_normal(b, NKL_F32, N, 13, 1.0);
+      const uint32_t nan_bits = 0x7FFFFFFFu;
+      memcpy(&w[BAD], &nan_bits, sizeof nan_bits);
+      nkl_tensor tx = nkl_tensor_make(NKL_BF16, 2, shape, x),
+                 ty = nkl_tensor_make(NKL_BF16, 2, shape, y),
+                 tw = nkl_tensor_make(NKL_F32, 1, wshape, w),
+                 tb = nkl_tensor_make(NKL_F32, 1, wshape, b);
+      CHECK_STATUS(op == RMS ? nkl_rmsnorm_fwd(&tx, &tw, 1e-6f, &ty, NULL)
+                             : nkl_layernorm_fwd(&tx, &tw, &tb, 1e-5f, &ty, NULL, NULL),
+                   NKL_OK);
+      for (int64_t i = 0; i < M * N; i++) {
+        const int nan = isnan(nkl_get(y, NKL_BF16, i));
+        CHECK(nan == (i % N == BAD), "%s %s: y[%lld] = 0x%04x", nkl_isa_name(isas[k]),
+              op_name((op_t)op), (long long)i, y[i]);
+      }
+    }
+  }
+}
+
 static void test_strided_and_in_place(void) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
@@ -415,6 +450,7 @@ int main(void) {
   tu_run("rms_nan_inf_huge_tiny_constant", test_rms_specials);
   tu_run("ln_nan_inf_huge_tiny_constant", test_ln_specials);
   tu_run("nan_row_propagates_every_lane", test_nan_row_propagates);
+  tu_run("nan_payload_in_f32_weight", test_nan_payload_weight);
   tu_run("strided_rows_and_in_place", test_strided_and_in_place);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("wb_f32_path", test_wb_f32_path);

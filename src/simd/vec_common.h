@@ -65,6 +65,37 @@ static inline __attribute__((always_inline)) void vf_stream(void *p, nkl_dtype d
   }
 }
 
+/* vf_store and vf_stream of a vector known to hold no NaN lane: where rounding to bf16 is
+ * done with integer operations (AVX2), the NaN test and blend are left out. A caller proves
+ * a row NaN-free from its statistics (see rownorm_kernels.inc). vf_nonnan_helps(dt): there
+ * is something to gain (a compile-time constant after inlining). */
+static inline int vf_nonnan_helps(nkl_dtype dt) {
+#ifdef VF_HAVE_BF16_NONNAN
+  return dt == NKL_BF16;
+#else
+  (void)dt;
+  return 0;
+#endif
+}
+static inline __attribute__((always_inline)) void vf_store_nonnan(void *p, nkl_dtype dt, vf a) {
+#ifdef VF_HAVE_BF16_NONNAN
+  if (dt == NKL_BF16) {
+    vf_store_bf16_nonnan((uint16_t *)p, a);
+    return;
+  }
+#endif
+  vf_store(p, dt, a);
+}
+static inline __attribute__((always_inline)) void vf_stream_nonnan(void *p, nkl_dtype dt, vf a) {
+#ifdef VF_HAVE_BF16_NONNAN
+  if (dt == NKL_BF16) {
+    vf_stream_bf16_nonnan((uint16_t *)p, a);
+    return;
+  }
+#endif
+  vf_stream(p, dt, a);
+}
+
 static inline size_t vf_esize(nkl_dtype dt) {
   return dt == NKL_F32 ? 4 : dt == NKL_FP8_E4M3 ? 1 : 2;
 }
