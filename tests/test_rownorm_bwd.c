@@ -228,6 +228,36 @@ static void test_ln_specials(void) { specials(true); }
 
 /* dx, dw, db bit-identical on every ISA and with 1, 2, 3 threads; m = 75 puts several rows
  * in each of the 32 chunks. */
+/* An f32 weight NaN whose payload (0x7FFFFF) would round to -0 in bf16 makes every dx of
+ * its rows NaN (through mean(g * z)): the bf16 store may skip its NaN handling only for
+ * rows with finite sums. */
+static void test_nan_payload_weight(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  enum { M = 6, N = 40 };
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    const int64_t shape[2] = {M, N}, wshape[1] = {N}, rshape[1] = {M};
+    uint16_t x[M * N], dy[M * N], dx[M * N];
+    float w[N], rstd[M];
+    nkl_fill_normal(x, NKL_BF16, M * N, 21, 1.0);
+    nkl_fill_normal(dy, NKL_BF16, M * N, 22, 1.0);
+    nkl_fill_normal(w, NKL_F32, N, 23, 1.0);
+    for (int r = 0; r < M; r++) rstd[r] = 0.75f;
+    const uint32_t nan_bits = 0x7FFFFFFFu;
+    memcpy(&w[7], &nan_bits, sizeof nan_bits);
+    nkl_tensor tx = nkl_tensor_make(NKL_BF16, 2, shape, x),
+               tdy = nkl_tensor_make(NKL_BF16, 2, shape, dy),
+               tdx = nkl_tensor_make(NKL_BF16, 2, shape, dx),
+               tw = nkl_tensor_make(NKL_F32, 1, wshape, w),
+               tr = nkl_tensor_make(NKL_F32, 1, rshape, rstd);
+    CHECK_STATUS(nkl_rmsnorm_bwd(&tx, &tdy, &tw, &tr, &tdx, NULL), NKL_OK);
+    for (int64_t i = 0; i < M * N; i++)
+      CHECK(isnan(nkl_get(dx, NKL_BF16, i)), "%s: dx[%lld] = 0x%04x, want NaN",
+            nkl_isa_name(isas[k]), (long long)i, dx[i]);
+  }
+}
+
 static void test_bitwise_agreement(void) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
@@ -344,6 +374,7 @@ int main(void) {
   tu_run("ln_bwd_sweep_isas_dtypes_sizes", test_ln_sweep);
   tu_run("rms_bwd_nan_inf_huge_tiny_strided_in_place", test_rms_specials);
   tu_run("ln_bwd_nan_inf_huge_tiny_strided_in_place", test_ln_specials);
+  tu_run("nan_payload_in_f32_weight", test_nan_payload_weight);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
   tu_run("bad_input", test_bad_input);
