@@ -4,6 +4,7 @@
  * ISA or the thread count. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "core/scratch.h"
@@ -54,12 +55,22 @@ typedef struct reduce_ctx {
   float *out;
 } reduce_ctx;
 
+/* out[j] = ((part[0][j] + part[1][j]) + part[2][j]) + ... for j in [j0, j1): the chunks in
+ * order, so the bits do not depend on the thread count. Column blocks of 4 KiB, chunk by chunk
+ * inside a block: contiguous loops the compiler vectorises. (Summing one column over the
+ * chunks at a time was a dependent chain of 32 scalar adds per column, with loads 64 KiB
+ * apart: on the Zen 5 guest 200 us of a 3.6 ms [2048, 16384] call, 10% of a [2048, 8192].) */
 static void reduce_cols(const void *p, int64_t j0, int64_t j1) {
   const reduce_ctx *r = p;
-  for (int64_t j = j0; j < j1; j++) {
-    float s = r->part[j];
-    for (int64_t c = 1; c < r->chunks; c++) s += r->part[c * r->n + j];
-    r->out[j] = s;
+  enum { kBlock = 1024 };
+  float *restrict out = r->out;
+  for (int64_t jb = j0; jb < j1; jb += kBlock) {
+    const int64_t je = jb + kBlock < j1 ? jb + kBlock : j1;
+    memcpy(out + jb, r->part + jb, (size_t)(je - jb) * sizeof(float));
+    for (int64_t c = 1; c < r->chunks; c++) {
+      const float *restrict pc = r->part + c * r->n;
+      for (int64_t j = jb; j < je; j++) out[j] += pc[j];
+    }
   }
 }
 
