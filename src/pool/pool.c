@@ -368,6 +368,14 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
    * 3.27 at 8 KiB). */
   const int64_t slice = a.h.in * a.w.in * (int64_t)es, nslices = q[0].k < 4 ? q[0].k : 4;
   a.pf_dist = 4 * slice <= 32768 ? (4 * slice + 4095) / 4096 * 4096 : 12288 / nslices / 64 * 64;
+  /* A row the W pass reads from x directly (1-d pools, single-tap edge rows of others) is one
+   * long stream per thread: POOL_PREFETCH_BYTES ahead on Intel (the Xeon guest), 8 KiB
+   * elsewhere. Zen 5 guest (2026-12-04), `nkl bench`, two sets of 5 rounds in rotating order
+   * against the 2 KiB build and an identical copy of it, medians: AvgPool1d W1/W2/W3
+   * 0.76-0.83/0.82-0.91/0.86-0.87 (the copy 0.89-1.05/1.04-1.08/1.03-1.07), MaxPool1d W2
+   * 0.90-0.97, the 2-d and 3-d pools within the copy's spread. A build with 8 KiB for every
+   * pool prefetch gained the same on these rows and gave mixed results on the 2-d ones. */
+  a.pf_x = nkl__tune_intel ? POOL_PREFETCH_BYTES : 8192;
   if (row_tab && !a.global)
     for (int64_t od = 0; od < OD; od++)
       for (int64_t oh = 0; oh < OH; oh++)
