@@ -381,8 +381,10 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
       for (int64_t oh = 0; oh < OH; oh++)
         pool_plan_row(&a, od, oh, (int64_t)es, row_tab + (od * OH + oh) * a.row_stride);
   a.row_tab = a.global ? NULL : row_tab;
-  /* Planes are independent, so the thread split never changes a result. */
-  nkl__parallel_range(threads, a.planes, (nkl_range_fn)kern->fn, &a);
+  /* Planes are independent, so the thread split never changes a result. Lanes mode splits
+   * (group of 16 planes, output depth row) items instead (pool_lanes). */
+  const int64_t items = a.lanes ? (a.planes + 15) / 16 * a.d.out : a.planes;
+  nkl__parallel_range(threads, items, (nkl_range_fn)kern->fn, &a);
   nkl__scratch_put(block);
   nkl__ran_kernel(op, kern->name);
   return NKL_OK;
