@@ -91,11 +91,12 @@ static inline void pool_plan_row(const pool_args *a, int64_t od, int64_t oh, int
  * L3), `nkl bench`, 2 alternating cold runs per distance, against 8 KiB: MaxPool2d W4/W6 -18%
  * at 2 KiB (-16/-10% at 3 KiB, -13/-5% at 4 KiB), AvgPool1d W3 -13%, MaxPool1d W2 -15%, the
  * sub-ms rows within noise. On the Zen 4 guest 4-24 KiB had measured within noise on
- * MaxPool2d W1/W7 and AvgPool2d W1/W3 (docs/ops-pool.md). */
+ * MaxPool2d W1/W7 and AvgPool2d W1/W3 (docs/ops-pool.md). The Zen 5 guest of session 22 gave
+ * mixed results at 4-16 KiB. A build with CMAKE_C_FLAGS=-DPOOL_PREFETCH_BYTES=N sets it for
+ * such sweeps. */
 #ifndef POOL_PREFETCH_BYTES
 #define POOL_PREFETCH_BYTES 2048
 #endif
-
 
 /* (name prefix, dtype) of the kernels each ISA provides. */
 #define NKL_POOL_DTYPES(X) \
