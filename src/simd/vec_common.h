@@ -150,6 +150,21 @@ static inline __attribute__((always_inline)) void vf_prefetch_ahead(const void *
                                                                     int64_t i) {
   if (vf_starts_line(dt, i)) VF_PREFETCH((const char *)vf_at(p, dt, i) + VF_PREFETCH_BYTES);
 }
+/* vf_prefetch_ahead for a pass that reads several consecutive rows of n elements side by
+ * side: past the end of its row the stream goes on, the same distance ahead, into the row
+ * that takes its place in the next group, wrap elements further (+(R-1) n for the next group
+ * of R rows, -(R+1) n for the previous one). Running on into row k + 1, which the group is
+ * already reading, leaves the next group's first lines to demand misses. The address is
+ * formed in uintptr_t: past either end of the buffer, a prefetch never faults. */
+static inline __attribute__((always_inline)) void vf_prefetch_ahead_rows(const void *p,
+                                                                         nkl_dtype dt, int64_t i,
+                                                                         int64_t n, int64_t wrap) {
+  if (!vf_starts_line(dt, i)) return;
+  const int64_t es = (int64_t)vf_esize(dt);
+  int64_t t = i + VF_PREFETCH_BYTES / es;
+  if (t >= n) t += wrap;
+  VF_PREFETCH((const void *)((uintptr_t)p + (uintptr_t)(t * es)));
+}
 /* The same for the line at element i itself (a row about to be read). */
 static inline __attribute__((always_inline)) void vf_prefetch_at(const void *p, nkl_dtype dt,
                                                                  int64_t i) {
