@@ -45,20 +45,21 @@ static const nkl_kernel_entry kKernels[] = {BF16_ENTRIES NKL_POOL_DTYPES(X86)
 
 enum { kMaxParam = 1 << 26 }; /* keeps every tap offset of a 16-lane gather in int32 */
 enum { kPad = 32 };           /* table slack for 16-lane loads past the last output */
-enum { kLanesMaxPixels = 8192 };     /* lanes mode: planes up to this many pixels */
-enum { kLanesBandBytes = 64 << 10 }; /* lanes mode: a band's input rows in f32 */
 
-/* NKL_POOL_LANES=0 turns lanes mode off (for A/B runs and tests; the results are the same). */
-static bool lanes_enabled(void) {
-  static _Atomic int on = -1;
-  int v = atomic_load(&on);
+/* name=0 in the environment turns a mode off (for A/B runs and tests; the results are the
+ * same); read once into *on. */
+static bool mode_enabled(const char *name, _Atomic int *on) {
+  int v = atomic_load(on);
   if (v < 0) {
-    const char *env = getenv("NKL_POOL_LANES");
+    const char *env = getenv(name);
     v = !(env && env[0] == '0' && env[1] == 0);
-    atomic_store(&on, v);
+    atomic_store(on, v);
   }
   return v;
 }
+static _Atomic int short_on = -1;
+/* NKL_POOL_SHORT=0: no short mode. */
+static bool short_enabled(void) { return mode_enabled("NKL_POOL_SHORT", &short_on); }
 
 static int64_t floor_div(int64_t a, int64_t b) {
   return a / b - (a % b != 0 && (a < 0) != (b < 0));
@@ -291,29 +292,13 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   a.row_stride = 8 + taps, a.one_tap_row = taps <= 1;
   const bool plan_rows = taps <= POOL_MAX_ROWS && OD * OH <= (1 << 20) / 8 / a.row_stride;
 
-  /* Lanes mode (pool_lanes.inc, AVX-512 kernels): 3-d f16/bf16 averages in output mode whose
-   * output rows have several tap rows, on small planes (kLanesMaxPixels), with at least 16
-   * planes and more than one output per plane. The same bits as the row path;
-   * NKL_POOL_LANES=0 turns it off. Session 17 (Zen 4 guest, `nkl bench`, 2 threads, 2
-   * alternating rounds, off -> on): AvgPool3d W2 cold 0.055/0.054 -> 0.049/0.046 ms, warm
-   * 0.046/0.047 -> 0.032/0.031; AvgPool3d W1 cold within noise, warm 0.100/0.102 ->
-   * 0.080/0.078. Not for 2-d: AvgPool2d W1 and W3 were 10-30% slower cold (faster warm). */
-  const int64_t n_in = a.d.in * a.h.in * a.w.in, n_out = a.d.out * a.h.out * a.w.out;
-  a.lanes = kind == POOL_AVG && (x->dtype == NKL_F16 || x->dtype == NKL_BF16) &&
-            kern->isa >= NKL_ISA_AVX512 && nsp == 3 && !a.tap_mode && !a.one_tap_row && plan_rows &&
-            a.planes >= 16 && n_in <= kLanesMaxPixels && n_out > 1 && lanes_enabled();
-  if (a.lanes) {
-    const int64_t last_tap = (a.w.out - 1) * a.stride + a.k, row = a.pad + a.w.in;
-    a.lanes_vlen = (last_tap > row ? last_tap : row) + 1;
-    /* Bands of output rows whose input rows (in f32, 16 lanes) take at most 64 KiB */
-    const int64_t kd = axis_max_taps(&a.d, &q[0]), kh = q[1].k, sh = q[1].s;
-    a.lanes_band = 1;
-    while (a.lanes_band < a.h.out && kd * (a.lanes_band * sh + kh) * a.w.in * 64 <= kLanesBandBytes)
-      a.lanes_band++;
-    a.lanes_tlen = kd * ((a.lanes_band - 1) * sh + kh) * a.w.in;
-    /* T, the row of vertical sums, the group's outputs as 16-bit codes */
-    a.lanes_len = (a.lanes_tlen + a.lanes_vlen) * 16 + (n_out * 32 + 63) / 64 * 16;
-  }
+  /* Short mode (pool_row_short, AVX-512 kernels): rows of at most 32 columns and 16 outputs
+   * in registers, with the row table; global pools keep their own path. The same bits as
+   * the row path; NKL_POOL_SHORT=0 turns it off. Zen 5 guest (2026-12-04), a scratch driver,
+   * 2 threads, median of 300 cold calls, against lanes mode: AvgPool3d W2 (20x22 bf16
+   * planes) 26 -> 19-20 us, W1 (28x28 f16) 88-91 -> 73-76 us. */
+  const int short_rows = kern->isa >= NKL_ISA_AVX512 && !a.tap_mode && plan_rows && a.w.in <= 32 &&
+                         a.w.out <= 16 && a.k <= POOL_SHORT_KMAX && short_enabled();
 
   /* One scratch block: per thread 2 row buffers, each on a cache line (the horizontal pass's
    * loads of tmp are then line-aligned; with malloc's 16-byte alignment rows were up to 18%
@@ -322,8 +307,7 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
    * lo/hi were 16 of the 20 bytes per output (AvgPool1d on 2048 columns: 20 KiB). */
   const int64_t rows_bytes = plan_rows ? OD * OH * a.row_stride * (int64_t)sizeof(int64_t) : 0;
   int64_t n[3],
-      block_bytes =
-          (int64_t)threads * (2 * a.tmp_len + a.lanes_len) * (int64_t)sizeof(float) + rows_bytes;
+      block_bytes = (int64_t)threads * 2 * a.tmp_len * (int64_t)sizeof(float) + rows_bytes;
   bool lohi[3];
   for (int i = 0; i < 3; i++) {
     n[i] = (axes[i]->out + kPad + 1) / 2 * 2; /* even: keeps the int64 arrays aligned */
@@ -335,8 +319,7 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
     return nkl__fail(NKL_ERR_ALLOC, "%s: no memory for %lld bytes of scratch", op,
                      (long long)block_bytes);
   a.scratch = (float *)block;
-  a.lanes_buf = a.lanes ? a.scratch + (int64_t)threads * 2 * a.tmp_len : NULL;
-  char *t = block + (size_t)threads * (2 * (size_t)a.tmp_len + (size_t)a.lanes_len) * sizeof(float);
+  char *t = block + (size_t)threads * 2 * (size_t)a.tmp_len * sizeof(float);
   int64_t *row_tab = plan_rows ? (int64_t *)t : NULL;
   t += rows_bytes;
   for (int i = 0; i < 3; i++) {
@@ -357,6 +340,7 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
     if (axes[i]->out != 1 || axes[i]->lo[0] != 0 || axes[i]->hi[0] != axes[i]->in ||
         (axes[i]->in > 1 && axes[i]->step != 1))
       a.global = 0;
+  a.short_rows = short_rows && !a.global;
   atomic_int slot = 0;
   a.slot = &slot;
   /* How far ahead 3-d windows prefetch each depth slice (the per-vector prefetch of the
@@ -381,10 +365,8 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
       for (int64_t oh = 0; oh < OH; oh++)
         pool_plan_row(&a, od, oh, (int64_t)es, row_tab + (od * OH + oh) * a.row_stride);
   a.row_tab = a.global ? NULL : row_tab;
-  /* Planes are independent, so the thread split never changes a result. Lanes mode splits
-   * (group of 16 planes, output depth row) items instead (pool_lanes). */
-  const int64_t items = a.lanes ? (a.planes + 15) / 16 * a.d.out : a.planes;
-  nkl__parallel_range(threads, items, (nkl_range_fn)kern->fn, &a);
+  /* Planes are independent, so the thread split never changes a result. */
+  nkl__parallel_range(threads, a.planes, (nkl_range_fn)kern->fn, &a);
   nkl__scratch_put(block);
   nkl__ran_kernel(op, kern->name);
   return NKL_OK;

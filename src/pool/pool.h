@@ -48,14 +48,10 @@ typedef struct pool_args {
   int64_t tmp_len;  /* floats of one row buffer (a multiple of 16); each thread has two */
   float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
   atomic_int *slot; /* the next free slice */
-  /* Lanes mode (pool_lanes.inc: 16 planes per vector; AVX-512 kernels, f16/bf16 averages on
-   * small planes, see pool.c): per thread lanes_len floats at lanes_buf, 64-byte aligned,
-   * of which lanes_vlen 16-float vectors are the row of vertical sums. */
-  int lanes;
-  float *lanes_buf;
-  int64_t lanes_len, lanes_vlen;
-  int64_t lanes_band; /* output rows per band; its input rows take lanes_tlen vectors */
-  int64_t lanes_tlen;
+  /* Short mode (AVX-512 kernels, see pool_row_short): rows of at most 32 input columns,
+   * 16 outputs and POOL_SHORT_KMAX W taps, not in tap mode or global; f32 values only (not
+   * POOL_KMAX). */
+  int short_rows;
 } pool_args;
 
 /* The D/H tap rows of output row (od, oh), as pool_vertical reads them (one body for pool.c's
@@ -66,6 +62,7 @@ typedef struct pool_args {
  * g's last tap row; e[8 + i] = the byte offset of tap row i < min(nr, POOL_MAX_ROWS). es:
  * bytes per element. */
 enum { POOL_MAX_ROWS = 32, POOL_ROW_ENTRY = 8 + POOL_MAX_ROWS };
+enum { POOL_SHORT_KMAX = 8 }; /* short mode: W taps at most */
 static inline void pool_plan_row(const pool_args *a, int64_t od, int64_t oh, int64_t es,
                                  int64_t *e) {
   const int64_t W = a->w.in, HW = a->h.in * W, h0 = a->h.lo[oh], h1 = a->h.hi[oh];

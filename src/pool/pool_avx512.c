@@ -1,4 +1,3 @@
 /* Pooling kernels for the avx512 ISA: the shared body over the avx512 vector shim. */
 #include "simd/vec_avx512.h"
-#define POOL_HAVE_LANES 1 /* pool_lanes.inc */
 #include "pool/pool_kernels.inc"

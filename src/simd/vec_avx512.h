@@ -266,6 +266,16 @@ static inline vf vf_load_phase_f32(const float *p, int s, int r) {
   return vf_phase(a, s > 1 ? _mm512_loadu_ps(p + 16) : a, s > 2 ? _mm512_loadu_ps(p + 32) : a,
                   s > 3 ? _mm512_loadu_ps(p + 48) : a, s, r);
 }
+/* A lookup in the 32 lanes lo:hi: lane i = lo[ix[i]] for ix[i] < 16, hi[ix[i] - 16] for
+ * ix[i] < 32, else fill[i]. ix: 16 indexes in 0..32, from vf_idx_load (a value, so that a
+ * caller keeps its tables in registers). One two-source permute and a blend. */
+#define VF_HAVE_PICK32 1
+typedef __m512i vf_idx;
+static inline vf_idx vf_idx_load(const int32_t *p) { return _mm512_loadu_si512(p); }
+static inline __attribute__((always_inline)) vf vf_pick32(vf lo, vf hi, vf_idx ix, vf fill) {
+  return _mm512_mask_blend_ps(_mm512_cmplt_epu32_mask(ix, _mm512_set1_epi32(32)), fill,
+                              _mm512_permutex2var_ps(lo, ix, hi));
+}
 /* Phase r of the 2-way split of bf16 p[0 .. 32) as f32: one load, as a bf16 pair per 32-bit
  * lane is (even, odd) = (low half, high half), and a bf16 is the high half of its f32. */
 #define VF_HAVE_PHASE2_BF16 1
