@@ -483,31 +483,34 @@ static void test_bitwise_agreement(void) {
     }
 }
 
-/* Short mode (pool_row_short: rows of at most 32 columns and 16 outputs in registers,
- * AVX-512 kernels only): the scalar row path against the oracle, and every ISA with 1 to 3
- * threads bit for bit against it, over random 1-d to 3-d windows (padding, dilation, ceil
- * mode, the pair-sum windows 4/2 and 5/2), widths 1 to 32 (one or two vectors of columns;
- * a quarter of the cases up to 64 wide and 32 outputs, where the row path takes over),
+/* Short mode (pool_row_short, pool_row_phase2: rows of up to 32 columns and 16 outputs,
+ * or 64 and 32 with stride 2, in registers; AVX-512 kernels only): the scalar row path
+ * against the oracle, and every ISA with 1 to 3 threads bit for bit against it, over random
+ * 1-d to 3-d windows (padding, dilation, ceil mode, the pair-sum windows 4/2 and 5/2, 3 to 5
+ * taps with stride 2), widths 1 to 64,
  * NaN/Inf/-0 inputs and, with tiny inputs, subnormal sums. The last rows of x are read
  * through a copy (a full load would run past its end). */
 static void test_short_rows(void) {
   uint64_t s = 4242;
   static const int64_t kPlanes[][2] = {{1, 1}, {2, 17}, {1, 47}, {3, 5}};
-  for (int t = 0; t < 48; t++) {
+  for (int t = 0; t < 64; t++) {
     const kind_t kind = t % 3 ? AVGP : MAXP;
     const nkl_dtype dt = kDt[t % 3 == 0 ? 0 : t / 3 % 3];
+    const int wide = t % 2; /* up to 64 columns and 32 outputs (phase mode), else 32 and 16 */
     pcase c;
     do {
       c = random_case(&s, kind, 1 + t % 3, dt);
       c.n = kPlanes[t % 4][0], c.c = kPlanes[t % 4][1];
       const int w = c.q.nsp - 1;
-      c.q.in[w] = rnd(&s, 1, t % 4 == 3 ? 64 : t % 2 ? 16 : 32);
+      c.q.in[w] = rnd(&s, 1, wide ? 64 : 32);
       c.q.k[w] = rnd(&s, 1, 8);
-      if (t % 4 == 0 && kind == AVGP) /* the pair-sum windows, 4/2 and 5/2 */
+      if (kind == AVGP && t % 4 < 2) /* the pair-sum windows, 4/2 and 5/2 */
         c.q.k[w] = 4 + t / 4 % 2, c.q.s[w] = 2, c.q.d[w] = 1;
+      else if (wide && t % 8 >= 4) /* phase mode's windows */
+        c.q.k[w] = rnd(&s, 3, 5), c.q.s[w] = 2, c.q.d[w] = 1;
       c.q.p[w] = rnd(&s, 0, c.q.k[w] / 2);
       if (dt == NKL_F16) c.q.divisor_override = 0; /* sums of +-2^13 / 2 pass f16's range */
-    } while (!finish(&c) || c.q.out[c.q.nsp - 1] > (t % 4 == 3 ? 32 : 16));
+    } while (!finish(&c) || c.q.out[c.q.nsp - 1] > (wide ? 32 : 16));
     for (int f = PLAIN; f <= SPECIALS; f++) {
       void *x = make_input(&c, (fill_t)f, 17 + (uint64_t)t);
       const int64_t nx = c.n * c.c * prod(c.q.in, c.q.nsp);

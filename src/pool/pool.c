@@ -57,9 +57,10 @@ static bool mode_enabled(const char *name, _Atomic int *on) {
   }
   return v;
 }
-static _Atomic int short_on = -1;
-/* NKL_POOL_SHORT=0: no short mode. */
+static _Atomic int short_on = -1, phase_on = -1;
+/* NKL_POOL_SHORT=0: no short mode; NKL_POOL_SHORT_PHASES=0: none in phase mode. */
 static bool short_enabled(void) { return mode_enabled("NKL_POOL_SHORT", &short_on); }
+static bool phase_enabled(void) { return mode_enabled("NKL_POOL_SHORT_PHASES", &phase_on); }
 
 static int64_t floor_div(int64_t a, int64_t b) {
   return a / b - (a % b != 0 && (a < 0) != (b < 0));
@@ -292,13 +293,23 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   a.row_stride = 8 + taps, a.one_tap_row = taps <= 1;
   const bool plan_rows = taps <= POOL_MAX_ROWS && OD * OH <= (1 << 20) / 8 / a.row_stride;
 
-  /* Short mode (pool_row_short, AVX-512 kernels): rows of at most 32 columns and 16 outputs
-   * in registers, with the row table; global pools keep their own path. The same bits as
-   * the row path; NKL_POOL_SHORT=0 turns it off. Zen 5 guest (2026-12-04), a scratch driver,
-   * 2 threads, median of 300 cold calls, against lanes mode: AvgPool3d W2 (20x22 bf16
-   * planes) 26 -> 19-20 us, W1 (28x28 f16) 88-91 -> 73-76 us. */
-  const int short_rows = kern->isa >= NKL_ISA_AVX512 && !a.tap_mode && plan_rows && a.w.in <= 32 &&
-                         a.w.out <= 16 && a.k <= POOL_SHORT_KMAX && short_enabled();
+  /* Short mode (pool_kernels.inc, AVX-512 kernels): rows in registers, with the row table;
+   * global pools keep their own path. The same bits as the row path; NKL_POOL_SHORT=0 turns
+   * it off, NKL_POOL_SHORT_PHASES=0 only its phase mode. 1, lookup mode: rows of at most 32
+   * columns and 16 outputs; Zen 5 guest (2026-12-04), a scratch driver, 2 threads, median of
+   * 300 cold calls, against lanes mode: AvgPool3d W2 (20x22 bf16 planes) 26 -> 19-20 us, W1
+   * (28x28 f16) 88-91 -> 73-76 us. 2, phase mode: up to 64 columns and 32 outputs, stride 2,
+   * 3 to 5 taps (a lookup in 48 lanes per tap was slower than the row path there); one
+   * thread, warm, against the row path: AvgPool2d W1 (57-wide bf16) 145-148 -> 94-97 us, W3
+   * (56-wide f16) 126-129 -> 94-95 us; `nkl bench`, 4 rotating cold rounds: 0.71-0.78x and
+   * 0.71-0.81x. */
+  const int short_ok = kern->isa >= NKL_ISA_AVX512 && !a.tap_mode && plan_rows && short_enabled();
+  const int short_rows = !short_ok                                                 ? 0
+                         : a.w.in <= 32 && a.w.out <= 16 && a.k <= POOL_SHORT_KMAX ? 1
+                         : a.w.in <= 64 && a.w.out <= 32 && a.stride == 2 && a.dil == 1 &&
+                                 a.k >= 3 && a.k <= 5 && phase_enabled()
+                             ? 2
+                             : 0;
 
   /* One scratch block: per thread 2 row buffers, each on a cache line (the horizontal pass's
    * loads of tmp are then line-aligned; with malloc's 16-byte alignment rows were up to 18%
@@ -340,7 +351,7 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
     if (axes[i]->out != 1 || axes[i]->lo[0] != 0 || axes[i]->hi[0] != axes[i]->in ||
         (axes[i]->in > 1 && axes[i]->step != 1))
       a.global = 0;
-  a.short_rows = short_rows && !a.global;
+  a.short_rows = a.global ? 0 : short_rows;
   atomic_int slot = 0;
   a.slot = &slot;
   /* How far ahead 3-d windows prefetch each depth slice (the per-vector prefetch of the
