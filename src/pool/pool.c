@@ -363,6 +363,13 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
    * 3.27 at 8 KiB). */
   const int64_t slice = a.h.in * a.w.in * (int64_t)es, nslices = q[0].k < 4 ? q[0].k : 4;
   a.pf_dist = 4 * slice <= 32768 ? (4 * slice + 4095) / 4096 * 4096 : 12288 / nslices / 64 * 64;
+  /* Short mode takes an output row in a third of the row path's time or less, so on small
+   * slices it prefetches twice as far ahead. Zen 5 guest (2026-12-04), a scratch driver, 2
+   * threads, median of 300 cold calls, 7 alternating rounds: AvgPool3d W1 (28x28 f16
+   * slices) 8 -> 16 KiB: 62-80 against 67-95 us (minimums 55-63 against 60-83); W2 (20x22
+   * bf16) 4 -> 8 KiB: within noise. `nkl bench --op AvgPool3dFwd`, 4 alternating rounds:
+   * W1 0.063-0.065 against 0.067-0.070 ms. */
+  a.pf_short = 4 * slice <= 32768 ? 2 * a.pf_dist : a.pf_dist;
   /* A row the W pass reads from x directly (1-d pools, single-tap edge rows of others) is one
    * long stream per thread: POOL_PREFETCH_BYTES ahead on Intel (the Xeon guest), 8 KiB
    * elsewhere. Zen 5 guest (2026-12-04), `nkl bench`, two sets of 5 rounds in rotating order
