@@ -50,9 +50,10 @@ typedef struct pool_args {
   float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
   atomic_int *slot; /* the next free slice */
   /* Short mode (AVX-512 kernels, see pool_kernels.inc), not in tap mode or global; f32
-   * values only (not POOL_KMAX): 0 off; 1 lookup mode (pool_row_short), rows of at most 32
-   * input columns, 16 outputs and POOL_SHORT_KMAX W taps; 2 phase mode (pool_row_phase2),
-   * at most 64 columns and 32 outputs, stride 2, dilation 1, 3 to 5 taps. */
+   * values, or POOL_KMAX keys widened to 32-bit lanes. 0 off; 1 lookup mode
+   * (pool_row_short), rows of at most 32 input columns, 16 outputs and POOL_SHORT_KMAX W
+   * taps; 2 phase mode (pool_row_phase2), at most 64 columns and 32 outputs, stride 2,
+   * dilation 1, 3 to 5 taps. */
   int short_rows;
 } pool_args;
 

@@ -460,6 +460,13 @@ static inline int16_t vh_reduce_max(vh a) {
   return nkl__reduce_max_epi16x8(
       _mm_max_epi16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1)));
 }
+/* Lanes 0..15 (lo) or 16..31 (hi) of the keys a, sign-extended as vf_load_k16 gives them. */
+static inline vf vh_k32_lo(vh a) {
+  return _mm512_castsi512_ps(_mm512_cvtepi16_epi32(_mm512_castsi512_si256(a)));
+}
+static inline vf vh_k32_hi(vh a) {
+  return _mm512_castsi512_ps(_mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(a, 1)));
+}
 static inline vf vf_load_k16(const int16_t *p) {
   return _mm512_castsi512_ps(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)p)));
 }
