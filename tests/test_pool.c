@@ -487,7 +487,7 @@ static void test_bitwise_agreement(void) {
  * or 64 and 32 with stride 2, in registers; AVX-512 kernels only): the scalar row path
  * against the oracle, and every ISA with 1 to 3 threads bit for bit against it, over random
  * 1-d to 3-d windows (padding, dilation, ceil mode, the pair-sum windows 4/2 and 5/2, 3 to 5
- * taps with stride 2), widths 1 to 64,
+ * taps with stride 2), widths 1 to 64, max pools in f32 and on f16/bf16 order keys,
  * NaN/Inf/-0 inputs and, with tiny inputs, subnormal sums. The last rows of x are read
  * through a copy (a full load would run past its end). */
 static void test_short_rows(void) {
