@@ -47,8 +47,9 @@ for k in ("op", "id", "dtype", "label", "descriptor", "flops", "bytes", "ours", 
     assert k in r, k
 assert r["ours"]["median_ms"] > 0 and len(r["ours"]["samples_ms"]) == 4
 names = {c["name"]: c for c in r["candidates"]}
-for n in ("onednn", "onednn_any", "torch_eager", "torch_compile"):
+for n in ("onednn", "onednn_any", "xnnpack_nhwc", "torch_eager", "torch_compile"):
     assert n in names, n
+assert names["xnnpack_nhwc"]["status"] in ("unsupported", "unavailable"), names["xnnpack_nhwc"]
 for c in r["candidates"]:
     assert c["status"] in ("ok", "unsupported", "unavailable", "error", "mismatch"), c
     assert c["status"] == "ok" or c["reason"], c
@@ -83,6 +84,22 @@ if ! grep -q 'onednn_missing\|without oneDNN' "$T/r.json"; then
     --baselines onednn --samples 2 --warmup 1 --json "$T/mp.json" >/dev/null 2>&1
   $PY -c "import json,sys; r=json.load(open('$T/mp.json'))['rows'][0]; c=[c for c in r['candidates'] if c['name']=='onednn'][0]; sys.exit(not (c['status']=='ok' and c['check']['status']=='pass'))" \
     && ok "oneDNN max pooling runs and passes the oracle check" || bad "oneDNN max pooling candidate"
+fi
+
+# XNNPACK: its NHWC max pooling (f16, ceil_mode as extra bottom/right padding, dilation)
+# runs on the adapter's tensors, transposed, and passes the oracle; a 3-d pool is refused
+# with the reason. Skipped when nkl was built without it.
+if grep -q 'without XNNPACK' "$T/r.json"; then
+  skip "XNNPACK not built in: no XNNPACK candidate checked"
+else
+  "$NKL" bench --desc "MaxPool2dFwd dtype=f16 N=2 C=5 H_in=11 W_in=13 kernel_size=[3,3] stride=[2,2] padding=[1,1] dilation=[1,2] ceil_mode=true" \
+    --baselines xnnpack --samples 2 --warmup 1 --json "$T/xmp.json" >/dev/null 2>&1
+  $PY -c "import json,sys; r=json.load(open('$T/xmp.json'))['rows'][0]; c=[c for c in r['candidates'] if c['name']=='xnnpack_nhwc'][0]; sys.exit(not (c['status']=='ok' and c['check']['status']=='pass'))" \
+    && ok "XNNPACK max pooling runs and passes the oracle check" || bad "XNNPACK max pooling candidate"
+  "$NKL" bench --desc "MaxPool3dFwd dtype=f16 N=1 C=2 D_in=4 H_in=6 W_in=6 kernel_size=[2,2,2] stride=[2,2,2] padding=[0,0,0] dilation=[1,1,1] ceil_mode=false" \
+    --baselines xnnpack --samples 2 --warmup 1 --json "$T/x3.json" >/dev/null 2>&1
+  $PY -c "import json,sys; r=json.load(open('$T/x3.json'))['rows'][0]; c=[c for c in r['candidates'] if c['name']=='xnnpack_nhwc'][0]; sys.exit(not (c['status']=='unsupported' and '3-d' in c['reason']))" \
+    && ok "XNNPACK refuses a 3-d pool with the reason" || bad "XNNPACK 3-d pool row"
 fi
 
 # report: files, one table per op, self-contained.

@@ -1,6 +1,6 @@
 /* The baseline pool of nkl bench (docs/methodology.md, "Baselines: the pool"): every
- * candidate that could replace nkl for a workload. A provider (oneDNN in-process, PyTorch
- * eager / torch.compile through a worker process) looks at a row and appends candidates,
+ * candidate that could replace nkl for a workload. A provider (oneDNN and XNNPACK in-process,
+ * PyTorch eager / torch.compile through a worker process) looks at a row and appends candidates,
  * runnable ones and ones that cannot run this row with their reason. Candidates read the
  * row's input tensors (the same ones nkl reads) and, after timing, write their outputs into
  * the row's output tensors so the op's adapter can check them against the oracle. */
@@ -29,8 +29,8 @@ typedef struct bl_row {
 } bl_row;
 
 typedef struct bl_candidate {
-  char name[32];   /* "onednn", "onednn_any", "torch_eager", "torch_compile" */
-  char tier[32];   /* "vendor library", "framework eager", "compiler" */
+  char name[32];   /* "onednn", "onednn_any", "xnnpack_nhwc", "torch_eager", "torch_compile" */
+  char tier[32];   /* "vendor library", "open-source library", "framework eager", "compiler" */
   char label[96];  /* what exactly runs: layout, impl, ... */
   bl_status status;
   char reason[240];
@@ -41,6 +41,9 @@ typedef struct bl_candidate {
   /* Remote candidates (another process) time themselves with the same protocol. */
   void (*remote_warmup)(void *state, const time_opts *o, timing *t);
   void (*remote_samples)(void *state, const time_opts *o, timing *t, int count);
+  /* In-process candidates with a thread pool of their own: wakes it after an eviction
+   * (timing.h's candidate.wake); NULL for OpenMP-based ones. */
+  void (*wake)(void *state);
   /* After timing: writes the candidate's outputs into info's output tensors. Returns the
    * number of outputs written (0 if none could be), names of the outputs it did not produce
    * in `missing`. */
@@ -51,6 +54,8 @@ typedef struct bl_candidate {
 /* Providers: append candidates for the row to c (at most max), return how many. */
 int onednn_candidates(bl_row *row, bl_candidate *c, int max);
 const char *onednn_version(void);
+int xnnpack_candidates(bl_row *row, bl_candidate *c, int max);
+const char *xnnpack_version(void);
 int torch_candidates(bl_row *row, bl_candidate *c, int max);
 void torch_shutdown(void);
 const char *torch_version(void);

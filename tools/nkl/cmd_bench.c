@@ -18,7 +18,7 @@
 static const char kHelp[] =
     "usage: nkl bench [--op OP | --family F | --id W | --desc \"DESCRIPTOR\"] [--json FILE]\n"
     "                 [--warm] [--threads N] [--samples 30] [--warmup 10]\n"
-    "                 [--baselines all|none|onednn|torch] [--calibration FILE]\n"
+    "                 [--baselines all|none|onednn,xnnpack,torch] [--calibration FILE]\n"
     "  Times nkl and every baseline candidate on each selected workload: untimed setup,\n"
     "  --warmup calls, then --samples timed calls with the last-level cache evicted before\n"
     "  each (--warm: no eviction), candidates in the order A B C ... C B A. Calls under\n"
@@ -28,7 +28,8 @@ static const char kHelp[] =
     "  not run, and its check against the oracle), the baseline (fastest valid candidate),\n"
     "  ratio = baseline / ours, SOL and bound from the calibration (nkl calibrate; default\n"
     "  build/calibration.json). Baselines: oneDNN in-process (plain layout and its\n"
-    "  preferred layout), PyTorch eager and torch.compile through bench/baselines/\n"
+    "  preferred layout), XNNPACK in-process (NHWC, 2-d pools), PyTorch eager and\n"
+    "  torch.compile through bench/baselines/\n"
     "  torch_runner.py with the .venv python (NKL_TORCH_PYTHON overrides). --json FILE\n"
     "  writes every sample and result (docs/report.md). Progress goes to stderr.\n";
 
@@ -54,6 +55,10 @@ static void warm_bl(void *p, const time_opts *o, timing *t) {
 static void samples_bl(void *p, const time_opts *o, timing *t, int count) {
   bl_candidate *c = p;
   c->remote_samples(c->state, o, t, count);
+}
+static void wake_bl(void *p) {
+  bl_candidate *c = p;
+  c->wake(c->state);
 }
 
 static void timing_to_json(cJSON *o, const timing *t) {
@@ -247,12 +252,12 @@ static void cross_check(bl_candidate *bl, int nbl, const timing *const *tk, case
 /* Extra options of bench, taken out of argv before the shared parser sees it. */
 typedef struct bench_extra {
   const char *calibration;
-  bool onednn, torch;
+  bool onednn, xnnpack, torch;
 } bench_extra;
 
 static int take_extra(int *argc, char **argv, bench_extra *x) {
   x->calibration = NULL;
-  x->onednn = x->torch = true;
+  x->onednn = x->xnnpack = x->torch = true;
   int j = 2;
   for (int i = 2; i < *argc; i++) {
     if ((strcmp(argv[i], "--calibration") == 0 || strcmp(argv[i], "--baselines") == 0)) {
@@ -265,9 +270,11 @@ static int take_extra(int *argc, char **argv, bench_extra *x) {
         x->calibration = v;
       } else {
         x->onednn = strstr(v, "onednn") || strcmp(v, "all") == 0;
+        x->xnnpack = strstr(v, "xnnpack") || strcmp(v, "all") == 0;
         x->torch = strstr(v, "torch") || strcmp(v, "all") == 0;
-        if (!x->onednn && !x->torch && strcmp(v, "none") != 0) {
-          fprintf(stderr, "nkl bench: --baselines takes all, none, onednn, torch (or onednn,torch)\n");
+        if (!x->onednn && !x->xnnpack && !x->torch && strcmp(v, "none") != 0) {
+          fprintf(stderr, "nkl bench: --baselines takes all, none, or a comma-separated list of "
+                          "onednn, xnnpack, torch\n");
           return -1;
         }
       }
@@ -379,6 +386,7 @@ int cmd_bench(int argc, char **argv) {
     bl_candidate bl[BL_MAX_CANDIDATES];
     int nbl = 0;
     if (x.onednn) nbl += onednn_candidates(&br, bl + nbl, BL_MAX_CANDIDATES - nbl);
+    if (x.xnnpack) nbl += xnnpack_candidates(&br, bl + nbl, BL_MAX_CANDIDATES - nbl);
     if (x.torch) {
       progress(tty, i, n, &w[i], t_start, "torch setup");
       nbl += torch_candidates(&br, bl + nbl, BL_MAX_CANDIDATES - nbl);
@@ -387,14 +395,15 @@ int cmd_bench(int argc, char **argv) {
     int map[BL_MAX_CANDIDATES + 1], nc = 0;
     run_ctx rc = {wc.adapter, wc.c, threads};
     if (r == 0) {
-      cand[nc] = (candidate){"nkl", run_ours, &rc, NULL, NULL};
+      cand[nc] = (candidate){"nkl", run_ours, &rc, NULL, NULL, NULL};
       map[nc++] = -1;
     }
     for (int k = 0; k < nbl; k++)
       if (bl[k].status == BL_OK) {
         cand[nc] = (candidate){bl[k].name, bl[k].run ? run_bl : NULL, &bl[k],
                                bl[k].remote_warmup ? warm_bl : NULL,
-                               bl[k].remote_samples ? samples_bl : NULL};
+                               bl[k].remote_samples ? samples_bl : NULL,
+                               bl[k].wake ? wake_bl : NULL};
         map[nc++] = k;
       }
     timing t[BL_MAX_CANDIDATES + 1];
@@ -619,6 +628,7 @@ int cmd_bench(int argc, char **argv) {
     cJSON_AddStringToObject(ver, "nkl", nv);
     cJSON_AddStringToObject(ver, "compiler", "gcc " __VERSION__);
     if (x.onednn) cJSON_AddStringToObject(ver, "onednn", onednn_version());
+    if (x.xnnpack) cJSON_AddStringToObject(ver, "xnnpack", xnnpack_version());
     if (x.torch) cJSON_AddStringToObject(ver, "torch", torch_version());
     /* The calibration, inline, so the report needs nothing else. */
     FILE *cf = fopen(cal.path, "rb");

@@ -49,7 +49,7 @@ size_t phys_mem_bytes(void) {
   return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
 }
 
-void evict_caches(void) {
+void evict_lines(void) {
   if (!g_evict) {
     const size_t want = evict_bytes();
     g_evict = malloc(want);
@@ -65,6 +65,10 @@ void evict_caches(void) {
   unsigned sum = 0;
   for (size_t i = 0; i < g_evict_bytes; i += 64) sum += p[i];
   g_evict_sink = sum;
+}
+
+void evict_caches(void) {
+  evict_lines();
   /* Wake the OpenMP threads (nkl's and oneDNN's: one runtime) that went to sleep during the
    * single-threaded eviction, so the clock measures the call and not the OS waking idle
    * threads, which on a loaded 2-vCPU guest can take a whole scheduler slice (~10 ms). */
@@ -112,6 +116,20 @@ int timing_batch_for(double typical) {
   return b > 10000 ? 10000 : b;
 }
 
+/* The eviction before a cold call of c. A candidate with its own thread pool gets its threads
+ * woken, not OpenMP's: woken OpenMP threads spin for a while (libgomp's default spin count,
+ * milliseconds) before they sleep, and on a 2-core machine a spinning thread holds the core
+ * another pool's worker needs (XNNPACK's small pools took 3-4 ms each, the larger ones about
+ * their time plus that, until this hook). */
+static void evict_for(const candidate *c) {
+  if (c->wake) {
+    evict_lines();
+    c->wake(c->ctx);
+  } else {
+    evict_caches();
+  }
+}
+
 static void warm_up(const candidate *c, const time_opts *o, timing *t) {
   if (c->remote_warmup) {
     c->remote_warmup(c->ctx, o, t);
@@ -143,7 +161,7 @@ static void warm_up(const candidate *c, const time_opts *o, timing *t) {
   if (!o->warm && !t->reduced && t->typical_ms < 1.0) {
     double cold[COLD_PROBES];
     for (int i = 0; i < COLD_PROBES; i++) {
-      evict_caches();
+      evict_for(c);
       const double t0 = now_ms();
       const int s = c->fn(c->ctx);
       cold[i] = now_ms() - t0;
@@ -170,7 +188,7 @@ static void take_samples(const candidate *c, const time_opts *o, timing *t, int 
     return;
   }
   for (int i = 0; i < count && t->n < TIMING_MAX_SAMPLES && !t->status; i++) {
-    if (!o->warm) evict_caches();
+    if (!o->warm) evict_for(c);
     const double t0 = now_ms();
     for (int b = 0; b < t->batch; b++) {
       const int s = c->fn(c->ctx);

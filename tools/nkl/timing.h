@@ -14,9 +14,9 @@
 #define TIMING_MAX_SAMPLES 256
 
 typedef struct time_opts {
-  bool warm;    /* skip eviction */
-  int warmup;   /* warm-up calls per candidate (10) */
-  int samples;  /* timed samples per candidate, over both passes (30) */
+  bool warm;   /* skip eviction */
+  int warmup;  /* warm-up calls per candidate (10) */
+  int samples; /* timed samples per candidate, over both passes (30) */
 } time_opts;
 
 typedef struct timing {
@@ -46,6 +46,10 @@ typedef struct candidate {
    * t->batch, t->warmup, t->reduced) and `count` samples appended to t->ms. fn is unused. */
   void (*remote_warmup)(void *ctx, const time_opts *o, timing *t);
   void (*remote_samples)(void *ctx, const time_opts *o, timing *t, int count);
+  /* A candidate with a thread pool of its own (XNNPACK's pthreadpool): after each eviction
+   * it wakes its threads, and the OpenMP ones are left asleep (see evict_caches). NULL: the
+   * OpenMP threads are woken. */
+  void (*wake)(void *ctx);
 } candidate;
 
 void time_opts_default(time_opts *o);
@@ -55,9 +59,11 @@ void time_candidates(const candidate *c, int n, const time_opts *o, timing *t);
 double now_ms(void);
 /* The batch length for a call of `typical_ms` (1 above ~20 us), shared with remote runners. */
 int timing_batch_for(double typical_ms);
-/* Streams through a buffer of 4x the last-level cache (at least 64 MiB), touching every
- * line with a write, so the next call starts from DRAM. */
+/* Streams through a buffer of 4x the last-level cache (at least 64 MiB), reading every
+ * line, so the next call starts from DRAM; then wakes the OpenMP threads. */
 void evict_caches(void);
+/* The same without waking the OpenMP threads. */
+void evict_lines(void);
 int64_t llc_bytes(void);
 size_t evict_bytes(void);    /* what evict_caches reads */
 size_t phys_mem_bytes(void); /* 0 if unknown */
