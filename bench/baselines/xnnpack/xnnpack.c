@@ -39,20 +39,14 @@ typedef struct xn_state {
   size_t es;
 } xn_state;
 
-/* NCHW (c planes of hw) <-> NHWC (hw pixels of c), es-byte elements. */
-static void to_nhwc(const void *src, void *dst, int64_t n, int64_t c, int64_t hw, size_t es) {
+/* dst[b][j][i] = src[b][i][j] for b < n, i < a, j < m, es-byte elements: NCHW -> NHWC with
+ * (a, m) = (C, HW), and back with (HW, C). */
+static void swap_inner(const void *src, void *dst, int64_t n, int64_t a, int64_t m, size_t es) {
   for (int64_t b = 0; b < n; b++)
-    for (int64_t ch = 0; ch < c; ch++)
-      for (int64_t p = 0; p < hw; p++)
-        memcpy((char *)dst + ((b * hw + p) * c + ch) * (int64_t)es,
-               (const char *)src + ((b * c + ch) * hw + p) * (int64_t)es, es);
-}
-static void to_nchw(const void *src, void *dst, int64_t n, int64_t c, int64_t hw, size_t es) {
-  for (int64_t b = 0; b < n; b++)
-    for (int64_t ch = 0; ch < c; ch++)
-      for (int64_t p = 0; p < hw; p++)
-        memcpy((char *)dst + ((b * c + ch) * hw + p) * (int64_t)es,
-               (const char *)src + ((b * hw + p) * c + ch) * (int64_t)es, es);
+    for (int64_t i = 0; i < a; i++)
+      for (int64_t j = 0; j < m; j++)
+        memcpy((char *)dst + ((b * m + j) * a + i) * (int64_t)es,
+               (const char *)src + ((b * a + i) * m + j) * (int64_t)es, es);
 }
 
 /* Wakes the pool's threads after an eviction (timing.c's evict_for), as the harness wakes
@@ -76,7 +70,7 @@ static int xn_fetch(void *p, case_info *info, char *missing, size_t len) {
     snprintf(missing, len, "y");
     return 0;
   }
-  to_nchw(s->out, y->data, s->n, s->c, s->ohw, s->es);
+  swap_inner(s->out, y->data, s->n, s->ohw, s->c, s->es);
   return 1;
 }
 
@@ -129,7 +123,7 @@ static int xn_build(bl_row *row, xn_state *s, char *why, size_t len) {
   s->in = malloc((size_t)(s->n * s->c * s->hw) * s->es + XNN_EXTRA_BYTES + 64);
   s->out = malloc((size_t)(s->n * s->c * s->ohw) * s->es + XNN_EXTRA_BYTES + 64);
   if (!s->in || !s->out) return fail(why, len, "XNNPACK: cannot allocate the NHWC copies");
-  to_nhwc(x->data, s->in, s->n, s->c, s->hw, s->es);
+  swap_inner(x->data, s->in, s->n, s->c, s->hw, s->es);
   const size_t C = (size_t)s->c;
   enum xnn_status st;
   if (global) {
