@@ -483,8 +483,9 @@ static void test_bitwise_agreement(void) {
     }
 }
 
-/* Short mode (pool_row_short, pool_row_phase2: rows of up to 32 columns and 16 outputs,
- * or 64 and 32 with stride 2, in registers; AVX-512 kernels only): the scalar row path
+/* Short mode (pool_row_short, pool_row_phase2, pool_row_split2: rows of up to 32 columns and
+ * 16 outputs, or 64 and 32 with stride 2, in registers; AVX-512 kernels only; split mode for
+ * bf16 averages with stride 2, any of 1 to 8 taps): the scalar row path
  * against the oracle, and every ISA with 1 to 3 threads bit for bit against it, over random
  * 1-d to 3-d windows (padding, dilation, ceil mode, the pair-sum windows 4/2 and 5/2, 3 to 5
  * taps with stride 2), widths 1 to 64, max pools in f32 and on f16/bf16 order keys,
@@ -509,6 +510,8 @@ static void test_short_rows(void) {
         c.q.k[w] = 4 + t / 4 % 2, c.q.s[w] = 2, c.q.d[w] = 1;
       else if (wide && t % 8 >= 4) /* phase mode's windows */
         c.q.k[w] = rnd(&s, 3, 5), c.q.s[w] = 2, c.q.d[w] = 1;
+      else if (kind == AVGP && dt == NKL_BF16 && t % 4 == 2) /* split mode's 3/2 (AvgPool3d W2) */
+        c.q.k[w] = 3, c.q.s[w] = 2, c.q.d[w] = 1;
       c.q.p[w] = rnd(&s, 0, c.q.k[w] / 2);
       if (dt == NKL_F16) c.q.divisor_override = 0; /* sums of +-2^13 / 2 pass f16's range */
     } while (!finish(&c) || c.q.out[c.q.nsp - 1] > (wide ? 32 : 16));

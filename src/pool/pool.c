@@ -57,10 +57,12 @@ static bool mode_enabled(const char *name, _Atomic int *on) {
   }
   return v;
 }
-static _Atomic int short_on = -1, phase_on = -1;
-/* NKL_POOL_SHORT=0: no short mode; NKL_POOL_SHORT_PHASES=0: none in phase mode. */
+static _Atomic int short_on = -1, phase_on = -1, split_on = -1;
+/* NKL_POOL_SHORT=0: no short mode; NKL_POOL_SHORT_PHASES=0: none in phase mode;
+ * NKL_POOL_SHORT_SPLIT=0: none in split mode. */
 static bool short_enabled(void) { return mode_enabled("NKL_POOL_SHORT", &short_on); }
 static bool phase_enabled(void) { return mode_enabled("NKL_POOL_SHORT_PHASES", &phase_on); }
+static bool split_enabled(void) { return mode_enabled("NKL_POOL_SHORT_SPLIT", &split_on); }
 
 static int64_t floor_div(int64_t a, int64_t b) {
   return a / b - (a % b != 0 && (a < 0) != (b < 0));
@@ -302,9 +304,16 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
    * 3 to 5 taps (a lookup in 48 lanes per tap was slower than the row path there); one
    * thread, warm, against the row path: AvgPool2d W1 (57-wide bf16) 145-148 -> 94-97 us, W3
    * (56-wide f16) 126-129 -> 94-95 us; `nkl bench`, 4 rotating cold rounds: 0.71-0.78x and
-   * 0.71-0.81x. */
+   * 0.71-0.81x. 3, split mode: bf16 averages with stride 2 (their even and odd columns come
+   * from one load per tap row, no permutes); Zen 5 guest (2026-12-04), one thread, warm,
+   * against lookup and phase mode, 3 alternating rounds: AvgPool3d W2 17.4-17.8 -> 16.4-16.6
+   * us, AvgPool2d W1 90-92 -> 81-84 us. */
   const int short_ok = kern->isa >= NKL_ISA_AVX512 && !a.tap_mode && plan_rows && short_enabled();
-  const int short_rows = !short_ok                                                 ? 0
+  const int short_rows = !short_ok ? 0
+                         : x->dtype == NKL_BF16 && kind == POOL_AVG && a.w.in <= 64 &&
+                                 a.w.out <= 32 && a.stride == 2 && a.dil == 1 &&
+                                 a.k <= POOL_SHORT_KMAX && split_enabled()
+                             ? 3
                          : a.w.in <= 32 && a.w.out <= 16 && a.k <= POOL_SHORT_KMAX ? 1
                          : a.w.in <= 64 && a.w.out <= 32 && a.stride == 2 && a.dil == 1 &&
                                  a.k >= 3 && a.k <= 5 && phase_enabled()

@@ -53,7 +53,8 @@ typedef struct pool_args {
    * values, or POOL_KMAX keys widened to 32-bit lanes. 0 off; 1 lookup mode
    * (pool_row_short), rows of at most 32 input columns, 16 outputs and POOL_SHORT_KMAX W
    * taps; 2 phase mode (pool_row_phase2), at most 64 columns and 32 outputs, stride 2,
-   * dilation 1, 3 to 5 taps. */
+   * dilation 1, 3 to 5 taps; 3 split mode (pool_row_split2), bf16 averages of at most 64
+   * columns and 32 outputs, stride 2, dilation 1, up to POOL_SHORT_KMAX taps. */
   int short_rows;
 } pool_args;
 
