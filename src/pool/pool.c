@@ -63,6 +63,8 @@ static _Atomic int short_on = -1, phase_on = -1, split_on = -1;
 static bool short_enabled(void) { return mode_enabled("NKL_POOL_SHORT", &short_on); }
 static bool phase_enabled(void) { return mode_enabled("NKL_POOL_SHORT_PHASES", &phase_on); }
 static bool split_enabled(void) { return mode_enabled("NKL_POOL_SHORT_SPLIT", &split_on); }
+static _Atomic int linear_on = -1;
+static bool linear_enabled(void) { return mode_enabled("NKL_POOL_PF_LINEAR", &linear_on); }
 
 static int64_t floor_div(int64_t a, int64_t b) {
   return a / b - (a % b != 0 && (a < 0) != (b < 0));
@@ -379,6 +381,14 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
    * bf16) 4 -> 8 KiB: within noise. `nkl bench --op AvgPool3dFwd`, 4 alternating rounds:
    * W1 0.063-0.065 against 0.067-0.070 ms. */
   a.pf_short = 4 * slice <= 32768 ? 2 * a.pf_dist : a.pf_dist;
+  /* Short mode over small slices (3-d windows): the rows walk x nearly in address order, so
+   * one stream pf_short past each row's last tap row covers every slice's lines, instead of a
+   * loop over each slice's lines per row (NKL_POOL_PF_LINEAR=0: that loop). Zen 5 guest
+   * (2026-12-04), one thread, warm, 3 alternating rounds: AvgPool3d W2 16.6-16.9 -> 14.9-15.1
+   * us, W1 65.3-66.6 -> 60.7-64.0 us; `nkl bench`, 6 alternating cold rounds: W1 0.069-0.082
+   * -> 0.052-0.080 ms (median ratio 0.80), W2 0.017-0.021 -> 0.010-0.018 (now under the
+   * batching threshold in 4 rounds of 6). */
+  a.pf_linear = nslices > 1 && 4 * slice <= 32768 && linear_enabled();
   /* A row the W pass reads from x directly (1-d pools, single-tap edge rows of others) is one
    * long stream per thread: POOL_PREFETCH_BYTES ahead on Intel (the Xeon guest), 8 KiB
    * elsewhere. Zen 5 guest (2026-12-04), `nkl bench`, two sets of 5 rounds in rotating order

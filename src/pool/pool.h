@@ -45,6 +45,7 @@ typedef struct pool_args {
   int64_t row_stride;
   int64_t pf_dist;  /* how far past each depth slice's last tap row 3-d windows prefetch */
   int64_t pf_short; /* the same in short mode (pool_short_vertical) */
+  int pf_linear;    /* short mode: one prefetch stream pf_short ahead of the last tap row */
   int64_t pf_x;     /* how far ahead the W pass prefetches a row it reads from x directly */
   int64_t tmp_len;  /* floats of one row buffer (a multiple of 16); each thread has two */
   float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
