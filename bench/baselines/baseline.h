@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "adapter.h"
 #include "catalog.h"
@@ -50,6 +52,17 @@ typedef struct bl_candidate {
   int (*fetch)(void *state, case_info *info, char *missing, size_t len);
   void (*destroy)(void *state);
 } bl_candidate;
+
+/* A candidate that does not run this row: name, tier, status and the reason (every provider's,
+ * and the stub a build without the provider's package uses). */
+static inline void bl_candidate_mark(bl_candidate *c, const char *name, const char *tier,
+                                     bl_status st, const char *why) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->name, sizeof c->name, "%s", name);
+  snprintf(c->tier, sizeof c->tier, "%s", tier);
+  c->status = st;
+  snprintf(c->reason, sizeof c->reason, "%s", why);
+}
 
 /* Providers: append candidates for the row to c (at most max), return how many. */
 int onednn_candidates(bl_row *row, bl_candidate *c, int max);

@@ -220,11 +220,7 @@ static void tc_destroy(void *p) {
 
 static void unavailable(bl_candidate *c, const char *name, const char *tier, bl_status st,
                         const char *why) {
-  memset(c, 0, sizeof *c);
-  snprintf(c->name, sizeof c->name, "%s", name);
-  snprintf(c->tier, sizeof c->tier, "%s", tier);
-  c->status = st;
-  snprintf(c->reason, sizeof c->reason, "%s", why);
+  bl_candidate_mark(c, name, tier, st, why);
 }
 
 int torch_candidates(bl_row *row, bl_candidate *c, int max) {

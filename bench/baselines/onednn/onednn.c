@@ -208,11 +208,7 @@ static const dn_op kOps[] = {
 };
 
 static void add_unsupported(bl_candidate *c, const char *name, bl_status st, const char *why) {
-  memset(c, 0, sizeof *c);
-  snprintf(c->name, sizeof c->name, "%s", name);
-  snprintf(c->tier, sizeof c->tier, "vendor library");
-  c->status = st;
-  snprintf(c->reason, sizeof c->reason, "%s", why);
+  bl_candidate_mark(c, name, "vendor library", st, why);
 }
 
 int onednn_candidates(bl_row *row, bl_candidate *c, int max) {

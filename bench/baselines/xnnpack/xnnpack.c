@@ -170,11 +170,7 @@ static int xn_build(bl_row *row, xn_state *s, char *why, size_t len) {
 }
 
 static void add_reason(bl_candidate *c, bl_status st, const char *why) {
-  memset(c, 0, sizeof *c);
-  snprintf(c->name, sizeof c->name, "xnnpack_nhwc");
-  snprintf(c->tier, sizeof c->tier, "open-source library");
-  c->status = st;
-  snprintf(c->reason, sizeof c->reason, "%s", why);
+  bl_candidate_mark(c, "xnnpack_nhwc", "open-source library", st, why);
 }
 
 int xnnpack_candidates(bl_row *row, bl_candidate *c, int max) {
