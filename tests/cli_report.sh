@@ -56,6 +56,24 @@ for c in r["candidates"]:
     if c["status"] == "ok":
         assert c["median_ms"] > 0 and c["check"]["status"] in ("pass", "not checked"), c
 assert r["bound"] in ("mem", "comp", "lat")
+# the triads taken just before and after the row's timed calls (cold run, calibration given)
+assert len(r["row_triad_gbps"]) == 2 and min(r["row_triad_gbps"]) > 0, r.get("row_triad_gbps")
+assert (r["sol"] is None) == (r.get("sol_row") is None), (r["sol"], r.get("sol_row"))
+PYEOF
+"$NKL" bench --desc "RMSNormFwd dtype=f32 x=[256,4096] label=test" --samples 2 --warmup 1 --baselines none \
+  --calibration "$T/cal.json" --json "$T/rt.json" >"$T/rt.out" 2>/dev/null
+"$NKL" bench --desc "RMSNormFwd dtype=f32 x=[256,4096] label=test" --samples 2 --warmup 1 --baselines none \
+  --calibration "$T/cal.json" --no-row-triad --json "$T/nrt.json" >/dev/null 2>&1
+$PY - "$T/rt.json" "$T/nrt.json" "$T/rt.out" <<'PYEOF' && ok "row triad: SOL against it printed and in the JSON; --no-row-triad skips it" || bad "row triad"
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+assert r["bound"] == "mem" and r["sol"] > 0 and r["sol_row"] > 0, r
+bw = sum(r["row_triad_gbps"]) / 2
+# the same SOL formula with the row's triad in place of the calibration's bandwidth
+assert abs(r["sol_row"] - r["bytes"] / (bw * 1e6) / r["ours"]["median_ms"]) < 1e-9 * r["sol_row"] + 1e-12
+assert "row triad" in open(sys.argv[3]).read()
+n = json.load(open(sys.argv[2]))["rows"][0]
+assert "row_triad_gbps" not in n and "sol_row" not in n and n["sol"] > 0, n
 PYEOF
 if grep -q 'onednn_missing\|without oneDNN' "$T/r.json"; then
   skip "oneDNN not built in: no oneDNN timing checked"

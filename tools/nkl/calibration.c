@@ -49,16 +49,10 @@ static double triad_wall(void) {
 
 /* ---- bandwidth ------------------------------------------------------------------------- */
 
-double calibration_triad_gbps(size_t n, int threads, int passes, double *runs) {
-  double *a = aligned_alloc(64, n * sizeof(double)), *b = aligned_alloc(64, n * sizeof(double)),
-         *c = aligned_alloc(64, n * sizeof(double));
-  if (!a || !b || !c) {
-    free(a), free(b), free(c);
-    return 0;
-  }
+/* The passes of a triad over arrays a, b, c of n doubles (b and c hold 1 and 2). */
+static double triad_passes(double *a, const double *b, const double *c, size_t n, int threads,
+                           int passes, double *runs) {
   const long long nn = (long long)n;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (long long i = 0; i < nn; i++) a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
   const double s = 3.0;
   for (int p = 0; p < passes; p++) {
     const double t0 = triad_wall();
@@ -68,7 +62,6 @@ double calibration_triad_gbps(size_t n, int threads, int passes, double *runs) {
   }
   volatile double sink = a[n / 2];
   (void)sink;
-  free(a), free(b), free(c);
   /* STREAM's convention: the best pass (interference from other tenants only slows a pass
    * down, so the best one is the most repeatable estimate of what the machine can do). */
   double best = 0;
@@ -76,3 +69,44 @@ double calibration_triad_gbps(size_t n, int threads, int passes, double *runs) {
   return best;
 }
 
+static double *triad_alloc(size_t n, int threads, double **b, double **c) {
+  double *a = aligned_alloc(64, n * sizeof(double));
+  *b = aligned_alloc(64, n * sizeof(double));
+  *c = aligned_alloc(64, n * sizeof(double));
+  if (!a || !*b || !*c) {
+    free(a), free(*b), free(*c);
+    *b = *c = NULL;
+    return NULL;
+  }
+  const long long nn = (long long)n;
+  double *bb = *b, *cc = *c;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (long long i = 0; i < nn; i++) a[i] = 0.0, bb[i] = 1.0, cc[i] = 2.0;
+  return a;
+}
+
+double calibration_triad_gbps(size_t n, int threads, int passes, double *runs) {
+  double *b, *c, *a = triad_alloc(n, threads, &b, &c);
+  if (!a) return 0;
+  const double best = triad_passes(a, b, c, n, threads, passes, runs);
+  free(a), free(b), free(c);
+  return best;
+}
+
+static double *g_kept[3];
+static size_t g_kept_n;
+
+double calibration_triad_kept(size_t n, int threads, int passes, double *runs) {
+  if (g_kept[0] && g_kept_n != n) calibration_triad_release();
+  if (!g_kept[0]) {
+    g_kept[0] = triad_alloc(n, threads, &g_kept[1], &g_kept[2]);
+    if (!g_kept[0]) return 0;
+    g_kept_n = n;
+  }
+  return triad_passes(g_kept[0], g_kept[1], g_kept[2], n, threads, passes, runs);
+}
+
+void calibration_triad_release(void) {
+  for (int k = 0; k < 3; k++) free(g_kept[k]), g_kept[k] = NULL;
+  g_kept_n = 0;
+}

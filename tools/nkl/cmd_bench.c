@@ -19,11 +19,13 @@ static const char kHelp[] =
     "usage: nkl bench [--op OP | --family F | --id W | --desc \"DESCRIPTOR\"] [--json FILE]\n"
     "                 [--warm] [--threads N] [--samples 30] [--warmup 10]\n"
     "                 [--baselines all|none|onednn,xnnpack,torch] [--calibration FILE]\n"
+    "                 [--no-row-triad]\n"
     "  Times nkl and every baseline candidate on each selected workload: untimed setup,\n"
     "  --warmup calls, then --samples timed calls with the last-level cache evicted before\n"
     "  each (--warm: no eviction), candidates in the order A B C ... C B A. Calls under\n"
-    "  ~20 us (cold calls in cold mode) are timed in batches (marked 'batch N'); a call over 100 ms gets 2 warm-up\n"
-    "  calls (1 over 1 s) and ~5 s of samples, 2 to 10 (marked 'reduced'). Prints, per workload, our median / min / p90 (ms),\n"
+    "  ~20 us (cold calls in cold mode) are timed in batches (marked 'batch N'); a call\n"
+    "  over 100 ms gets 2 warm-up calls (1 over 1 s) and ~5 s of samples, 2 to 10 (marked\n"
+    "  'reduced'). Prints, per workload, our median / min / p90 (ms),\n"
     "  cv, GB/s and GFLOP/s, then each candidate (name, tier, median or the reason it did\n"
     "  not run, and its check against the oracle), the baseline (fastest valid candidate),\n"
     "  ratio = baseline / ours, SOL and bound from the calibration (nkl calibrate; default\n"
@@ -31,7 +33,11 @@ static const char kHelp[] =
     "  preferred layout), XNNPACK in-process (NHWC, 2-d pools), PyTorch eager and\n"
     "  torch.compile through bench/baselines/\n"
     "  torch_runner.py with the .venv python (NKL_TORCH_PYTHON overrides). --json FILE\n"
-    "  writes every sample and result (docs/report.md). Progress goes to stderr.\n";
+    "  writes every sample and result (docs/report.md). Progress goes to stderr.\n"
+    "  Cold runs with a calibration also take a short DRAM triad just before and just after\n"
+    "  each row's timed calls and print the row's SOL against their mean as well ('row\n"
+    "  triad'; JSON row_triad_gbps, sol_row): the machine's bandwidth can drift during a run.\n"
+    "  --no-row-triad skips it.\n";
 
 typedef struct run_ctx {
   const nkl_adapter *a;
@@ -112,14 +118,23 @@ static double bandwidth_now(int threads) {
   return calibration_triad_gbps((size_t)16 << 20, threads, 6, runs);
 }
 
+/* The triad next to a row: the same arrays, kept between rows, best of 3 passes (~30 ms at
+ * 40 GB/s). Taken just before and just after the row's timed calls, it tells whether a row
+ * below the calibration's SOL ran while the machine itself was slower (other tenants). */
+static double bandwidth_row(int threads) {
+  double runs[3];
+  return calibration_triad_kept((size_t)16 << 20, threads, 3, runs);
+}
+
 static void bandwidth_say(const char *when, double now, const calibration *cal) {
   if (now <= 0) return;
   const double rel = now / cal->bandwidth_gbps - 1.0;
-  fprintf(stderr, "nkl bench: DRAM triad at %s %.1f GB/s (calibration %.1f GB/s, %+.0f%%)%s\n", when,
-          now, cal->bandwidth_gbps, 100.0 * rel,
-          rel > 0.15 || rel < -0.15 ? ": the machine's bandwidth has drifted; SOL figures are relative "
-                                      "to the calibration (re-run nkl calibrate)"
-                                    : "");
+  fprintf(stderr, "nkl bench: DRAM triad at %s %.1f GB/s (calibration %.1f GB/s, %+.0f%%)%s\n",
+          when, now, cal->bandwidth_gbps, 100.0 * rel,
+          rel > 0.15 || rel < -0.15
+              ? ": the machine's bandwidth has drifted; SOL figures are relative "
+                "to the calibration (re-run nkl calibrate)"
+              : "");
 }
 
 static double compute_roof(const calibration *cal, const workload *w, const char **which) {
@@ -154,9 +169,9 @@ static void progress(bool tty, int i, int n, const workload *w, double t0, const
 #define XC_MAX_ELEMS ((int64_t)64 << 20)
 
 typedef struct xcheck {
-  int done;         /* 1: compared with the reference */
+  int done; /* 1: compared with the reference */
   bool agrees;
-  double max_rel;   /* max |got - ref| / max |ref| over all outputs */
+  double max_rel; /* max |got - ref| / max |ref| over all outputs */
   char note[160];
 } xcheck;
 
@@ -200,19 +215,23 @@ static int64_t output_elems(const case_info *info, nkl_dtype *dt) {
  * eager: the program that defines the op; else the first that ran) on the same inputs:
  * max |a - b| relative to max |reference|, tolerance 8 units of the output dtype's
  * roundoff + 1e-4. A candidate that disagrees is flagged and not rated. */
-static void cross_check(bl_candidate *bl, int nbl, const timing *const *tk, case_info *info, xcheck *xc) {
+static void cross_check(bl_candidate *bl, int nbl, const timing *const *tk, case_info *info,
+                        xcheck *xc) {
   memset(xc, 0, sizeof(xcheck) * (size_t)nbl);
   nkl_dtype odt;
   const int64_t n = output_elems(info, &odt);
   int ref = -1;
   for (int k = 0; k < nbl; k++)
-    if (bl[k].status == BL_OK && tk[k] && !tk[k]->status && bl[k].fetch && strcmp(bl[k].name, "torch_eager") == 0) ref = k;
+    if (bl[k].status == BL_OK && tk[k] && !tk[k]->status && bl[k].fetch &&
+        strcmp(bl[k].name, "torch_eager") == 0)
+      ref = k;
   for (int k = 0; k < nbl && ref < 0; k++)
     if (bl[k].status == BL_OK && tk[k] && !tk[k]->status && bl[k].fetch) ref = k;
   if (ref < 0) return;
   if (n > XC_MAX_ELEMS) {
     for (int k = 0; k < nbl; k++)
-      snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; outputs too large to cross-check");
+      snprintf(xc[k].note, sizeof xc[k].note,
+               "no oracle adapter yet; outputs too large to cross-check");
     return;
   }
   char miss[200];
@@ -227,7 +246,8 @@ static void cross_check(bl_candidate *bl, int nbl, const timing *const *tk, case
     if (k == ref) {
       xc[k].done = 1;
       xc[k].agrees = true;
-      snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; reference of the cross-check");
+      snprintf(xc[k].note, sizeof xc[k].note,
+               "no oracle adapter yet; reference of the cross-check");
       continue;
     }
     float *v = NULL;
@@ -236,14 +256,17 @@ static void cross_check(bl_candidate *bl, int nbl, const timing *const *tk, case
     double err = 0;
     bool nan_mismatch = false;
     for (int64_t j = 0; j < n; j++) {
-      if (isnan(rv[j]) != isnan(v[j])) nan_mismatch = true;
-      else if (!isnan(rv[j])) err = fmax(err, fabs((double)v[j] - rv[j]));
+      if (isnan(rv[j]) != isnan(v[j]))
+        nan_mismatch = true;
+      else if (!isnan(rv[j]))
+        err = fmax(err, fabs((double)v[j] - rv[j]));
     }
     xc[k].done = 1;
     xc[k].max_rel = rmax > 0 ? err / rmax : err;
     xc[k].agrees = !nan_mismatch && xc[k].max_rel <= tol;
-    snprintf(xc[k].note, sizeof xc[k].note, "no oracle adapter yet; vs %s: max error %.2g of max |ref| (tol %.2g)%s",
-             bl[ref].name, xc[k].max_rel, tol, nan_mismatch ? ", NaN pattern differs" : "");
+    snprintf(xc[k].note, sizeof xc[k].note,
+             "no oracle adapter yet; vs %s: max error %.2g of max |ref| (tol %.2g)%s", bl[ref].name,
+             xc[k].max_rel, tol, nan_mismatch ? ", NaN pattern differs" : "");
     free(v);
   }
   free(rv);
@@ -253,13 +276,19 @@ static void cross_check(bl_candidate *bl, int nbl, const timing *const *tk, case
 typedef struct bench_extra {
   const char *calibration;
   bool onednn, xnnpack, torch;
+  bool row_triad; /* cold runs with a calibration: a triad next to each row (--no-row-triad) */
 } bench_extra;
 
 static int take_extra(int *argc, char **argv, bench_extra *x) {
   x->calibration = NULL;
   x->onednn = x->xnnpack = x->torch = true;
+  x->row_triad = true;
   int j = 2;
   for (int i = 2; i < *argc; i++) {
+    if (strcmp(argv[i], "--no-row-triad") == 0) {
+      x->row_triad = false;
+      continue;
+    }
     if ((strcmp(argv[i], "--calibration") == 0 || strcmp(argv[i], "--baselines") == 0)) {
       if (i + 1 >= *argc) {
         fprintf(stderr, "nkl bench: %s needs a value\n", argv[i]);
@@ -273,8 +302,9 @@ static int take_extra(int *argc, char **argv, bench_extra *x) {
         x->xnnpack = strstr(v, "xnnpack") || strcmp(v, "all") == 0;
         x->torch = strstr(v, "torch") || strcmp(v, "all") == 0;
         if (!x->onednn && !x->xnnpack && !x->torch && strcmp(v, "none") != 0) {
-          fprintf(stderr, "nkl bench: --baselines takes all, none, or a comma-separated list of "
-                          "onednn, xnnpack, torch\n");
+          fprintf(stderr,
+                  "nkl bench: --baselines takes all, none, or a comma-separated list of "
+                  "onednn, xnnpack, torch\n");
           return -1;
         }
       }
@@ -290,7 +320,8 @@ int cmd_bench(int argc, char **argv) {
   bench_extra x;
   if (take_extra(&argc, argv, &x) < 0) return EXIT_USAGE;
   cli_opts o;
-  if (cli_parse(argc, argv, 2, "bench", "op family id desc json warm threads samples warmup", &o) < 0)
+  if (cli_parse(argc, argv, 2, "bench", "op family id desc json warm threads samples warmup", &o) <
+      0)
     return EXIT_USAGE;
   if (o.help) {
     fputs(kHelp, stdout);
@@ -315,7 +346,9 @@ int cmd_bench(int argc, char **argv) {
   calibration cal;
   const bool have_cal = calibration_load(x.calibration, &cal) == 0;
   if (!have_cal)
-    fprintf(stderr, "nkl bench: no calibration in %s (run nkl calibrate): SOL and bound left empty\n", cal.path);
+    fprintf(stderr,
+            "nkl bench: no calibration in %s (run nkl calibrate): SOL and bound left empty\n",
+            cal.path);
   time_opts to;
   time_opts_default(&to);
   to.warm = o.warm;
@@ -367,7 +400,8 @@ int cmd_bench(int argc, char **argv) {
       br.have_oracle = true;
     } else {
       ours_status = r == 1 ? "not implemented" : "error";
-      snprintf(ours_reason, sizeof ours_reason, "%s", r == 1 ? "skipped: not implemented yet" : err);
+      snprintf(ours_reason, sizeof ours_reason, "%s",
+               r == 1 ? "skipped: not implemented yet" : err);
       failed += r < 0;
       nkl_desc d2;
       desc_parse(w[i].descriptor, &d2, err, sizeof err);
@@ -400,7 +434,9 @@ int cmd_bench(int argc, char **argv) {
     }
     for (int k = 0; k < nbl; k++)
       if (bl[k].status == BL_OK) {
-        cand[nc] = (candidate){bl[k].name, bl[k].run ? run_bl : NULL, &bl[k],
+        cand[nc] = (candidate){bl[k].name,
+                               bl[k].run ? run_bl : NULL,
+                               &bl[k],
                                bl[k].remote_warmup ? warm_bl : NULL,
                                bl[k].remote_samples ? samples_bl : NULL,
                                bl[k].wake ? wake_bl : NULL};
@@ -408,7 +444,11 @@ int cmd_bench(int argc, char **argv) {
       }
     timing t[BL_MAX_CANDIDATES + 1];
     progress(tty, i, n, &w[i], t_start, "timing");
+    const bool row_triad = have_cal && !o.warm && x.row_triad && nc;
+    double bw_row[2] = {0, 0};
+    if (row_triad) bw_row[0] = bandwidth_row(threads);
     if (nc) time_candidates(cand, nc, &to, t);
+    if (row_triad) bw_row[1] = bandwidth_row(threads);
     if (tty) fprintf(stderr, "\r\033[K");
 
     /* Ours: timing, kernel, check. */
@@ -429,7 +469,8 @@ int cmd_bench(int argc, char **argv) {
         cJSON_AddStringToObject(ours, "kernel", kernel);
         wc.adapter->run(wc.c); /* outputs of one clean call for the check */
         wc.adapter->check(wc.c, &ours_chk);
-        cJSON_AddItemToObject(ours, "check", check_json(ours_chk.pass ? "pass" : "fail", &ours_chk, NULL));
+        cJSON_AddItemToObject(ours, "check",
+                              check_json(ours_chk.pass ? "pass" : "fail", &ours_chk, NULL));
         if (!ours_chk.pass) failed++;
       }
       cJSON_AddStringToObject(ours, "status", ours_status);
@@ -483,12 +524,15 @@ int cmd_bench(int argc, char **argv) {
             valid = xc[k].agrees;
             if (!valid) {
               st = "mismatch";
-              snprintf(reason, sizeof reason, "output disagrees with the reference candidate: not rated (%s)", xc[k].note);
+              snprintf(reason, sizeof reason,
+                       "output disagrees with the reference candidate: not rated (%s)", xc[k].note);
             }
           } else if (!br.have_oracle) {
-            chk = check_json("not checked", NULL, xc[k].note[0] ? xc[k].note : "no oracle adapter yet");
+            chk = check_json("not checked", NULL,
+                             xc[k].note[0] ? xc[k].note : "no oracle adapter yet");
             valid = true;
-          } else if (bl[k].fetch && (wc.adapter->run(wc.c), 1) && bl[k].fetch(bl[k].state, br.info, missing, sizeof missing) > 0) {
+          } else if (bl[k].fetch && (wc.adapter->run(wc.c), 1) &&
+                     bl[k].fetch(bl[k].state, br.info, missing, sizeof missing) > 0) {
             check_result cr;
             memset(&cr, 0, sizeof cr);
             wc.adapter->check(wc.c, &cr);
@@ -496,11 +540,14 @@ int cmd_bench(int argc, char **argv) {
             valid = cr.pass;
             if (!cr.pass) {
               st = "mismatch";
-              snprintf(reason, sizeof reason, "output disagrees with the oracle (%lld of %lld outside tolerance): not rated",
-                       (long long)cr.cmp.bad, (long long)cr.cmp.checked);
+              snprintf(
+                  reason, sizeof reason,
+                  "output disagrees with the oracle (%lld of %lld outside tolerance): not rated",
+                  (long long)cr.cmp.bad, (long long)cr.cmp.checked);
             }
           } else {
-            chk = check_json("not checked", NULL, missing[0] ? missing : "the candidate returned no output");
+            chk = check_json("not checked", NULL,
+                             missing[0] ? missing : "the candidate returned no output");
             valid = true;
           }
           if (valid && (best < 0 || tk[k]->median < best_ms)) {
@@ -530,10 +577,13 @@ int cmd_bench(int argc, char **argv) {
       cJSON_AddNullToObject(row, "baseline");
     }
     cJSON *corr = cJSON_AddObjectToObject(row, "correctness");
-    cJSON_AddItemToObject(corr, "ours", r == 0 && tours ? check_json(ours_chk.pass ? "pass" : "fail", &ours_chk, NULL)
-                                                        : check_json("not run", NULL, ours_reason));
-    cJSON_AddItemToObject(corr, "baseline", best_check ? cJSON_Duplicate(best_check, 1)
-                                                       : check_json("no baseline", NULL, NULL));
+    cJSON_AddItemToObject(corr, "ours",
+                          r == 0 && tours
+                              ? check_json(ours_chk.pass ? "pass" : "fail", &ours_chk, NULL)
+                              : check_json("not run", NULL, ours_reason));
+    cJSON_AddItemToObject(
+        corr, "baseline",
+        best_check ? cJSON_Duplicate(best_check, 1) : check_json("no baseline", NULL, NULL));
     const bool rated = tours && best >= 0 && ours_chk.pass;
     char line_ratio[32] = "-";
     if (rated) {
@@ -543,9 +593,10 @@ int cmd_bench(int argc, char **argv) {
     } else {
       cJSON_AddNullToObject(row, "ratio");
     }
-    char line_sol[48] = "";
+    char line_sol[96] = "";
     if (tours && br.info) {
-      const double gbps = br.info->bytes / (tours->median * 1e6), gflops = br.info->flops / (tours->median * 1e6);
+      const double gbps = br.info->bytes / (tours->median * 1e6),
+                   gflops = br.info->flops / (tours->median * 1e6);
       cJSON_AddNumberToObject(row, "gbps", gbps);
       cJSON_AddNumberToObject(row, "gflops", gflops);
       if (have_cal) {
@@ -559,36 +610,55 @@ int cmd_bench(int argc, char **argv) {
         cJSON_AddNumberToObject(row, "sol_time_ms", sol_time);
         cJSON_AddStringToObject(row, "compute_roof", which);
         cJSON_AddStringToObject(row, "bound", bound);
+        if (bw_row[0] > 0 && bw_row[1] > 0)
+          cJSON_AddItemToObject(row, "row_triad_gbps", cJSON_CreateDoubleArray(bw_row, 2));
         if (strcmp(bound, "lat") == 0) {
           cJSON_AddNullToObject(row, "sol");
           snprintf(line_sol, sizeof line_sol, "lat");
         } else {
           const double sol = sol_time / tours->median;
           cJSON_AddNumberToObject(row, "sol", sol);
-          snprintf(line_sol, sizeof line_sol, "SOL %.0f%% %s%s", 100 * sol, bound, sol > 1.05 ? " (anomaly >105%)" : "");
+          snprintf(line_sol, sizeof line_sol, "SOL %.0f%% %s%s", 100 * sol, bound,
+                   sol > 1.05 ? " (anomaly >105%)" : "");
+          /* The same against the mean of the triads next to the row (informative: the SOL
+           * of record is the calibration's, methodology.md). */
+          if (bw_row[0] > 0 && bw_row[1] > 0) {
+            const double bw = 0.5 * (bw_row[0] + bw_row[1]), tm = br.info->bytes / (bw * 1e6);
+            const double sol_row = (tm > t_comp ? tm : t_comp) / tours->median;
+            cJSON_AddNumberToObject(row, "sol_row", sol_row);
+            const size_t len = strlen(line_sol);
+            snprintf(line_sol + len, sizeof line_sol - len, "  (row triad %.1f GB/s: %.0f%%)", bw,
+                     100 * sol_row);
+          }
         }
       }
     }
     /* One text block per row. */
     printf("%s %s %s %s\n", w[i].op, w[i].id, w[i].dtype, w[i].label);
     if (tours)
-      printf("  %-14s %-16s %10.4f ms  (min %.4f, p90 %.4f, cv %.1f%%%s%s)  %s  check %s\n", "nkl", "ours",
-             tours->median, tours->min, tours->p90, 100 * tours->cv, tours->batch > 1 ? ", batched" : "",
-             tours->reduced ? ", reduced" : "", nkl_last_kernel(), ours_chk.pass ? "pass" : "FAIL");
+      printf("  %-14s %-16s %10.4f ms  (min %.4f, p90 %.4f, cv %.1f%%%s%s)  %s  check %s\n", "nkl",
+             "ours", tours->median, tours->min, tours->p90, 100 * tours->cv,
+             tours->batch > 1 ? ", batched" : "", tours->reduced ? ", reduced" : "",
+             nkl_last_kernel(), ours_chk.pass ? "pass" : "FAIL");
     else
       printf("  %-14s %-16s %s\n", "nkl", "ours", ours_reason);
     cJSON *cj;
     cJSON_ArrayForEach(cj, cands) {
-      const cJSON *med = cJSON_GetObjectItem(cj, "median_ms"), *ck = cJSON_GetObjectItem(cj, "check");
+      const cJSON *med = cJSON_GetObjectItem(cj, "median_ms"),
+                  *ck = cJSON_GetObjectItem(cj, "check");
       const char *stt = cJSON_GetObjectItem(cj, "status")->valuestring;
       if (med && strcmp(stt, "ok") == 0)
-        printf("  %-14s %-16s %10.4f ms  check %s%s\n", cJSON_GetObjectItem(cj, "name")->valuestring,
+        printf("  %-14s %-16s %10.4f ms  check %s%s\n",
+               cJSON_GetObjectItem(cj, "name")->valuestring,
                cJSON_GetObjectItem(cj, "tier")->valuestring, med->valuedouble,
                ck ? cJSON_GetObjectItem(ck, "status")->valuestring : "-",
-               best >= 0 && strcmp(cJSON_GetObjectItem(cj, "name")->valuestring, bl[best].name) == 0 ? "  <- baseline" : "");
+               best >= 0 && strcmp(cJSON_GetObjectItem(cj, "name")->valuestring, bl[best].name) == 0
+                   ? "  <- baseline"
+                   : "");
       else
         printf("  %-14s %-16s %s: %s\n", cJSON_GetObjectItem(cj, "name")->valuestring,
-               cJSON_GetObjectItem(cj, "tier")->valuestring, stt, cJSON_GetObjectItem(cj, "reason")->valuestring);
+               cJSON_GetObjectItem(cj, "tier")->valuestring, stt,
+               cJSON_GetObjectItem(cj, "reason")->valuestring);
     }
     printf("  ratio %s  %s\n", line_ratio, line_sol);
     fflush(stdout);
@@ -600,6 +670,7 @@ int cmd_bench(int argc, char **argv) {
   }
   if (tty) fprintf(stderr, "\r\033[K");
   fprintf(stderr, "nkl bench: %d workloads in %.1f s\n", n, (now_ms() - t_start) / 1000.0);
+  calibration_triad_release();
   if (have_cal) bandwidth_say("end", bw_end = bandwidth_now(threads), &cal);
   if (x.torch) torch_shutdown();
   if (o.json && !usage_error) {
@@ -651,7 +722,9 @@ int cmd_bench(int argc, char **argv) {
       cJSON_AddNumberToObject(bc, "calibration_gbps", cal.bandwidth_gbps);
       cJSON_AddNumberToObject(bc, "start_gbps", bw_start);
       cJSON_AddNumberToObject(bc, "end_gbps", bw_end);
-      cJSON_AddStringToObject(bc, "method", "STREAM triad, 3 x 128 MiB arrays, best of 6 passes, before the first and after the last workload");
+      cJSON_AddStringToObject(bc, "method",
+                              "STREAM triad, 3 x 128 MiB arrays, best of 6 passes, before the "
+                              "first and after the last workload");
     }
     cJSON_AddItemToObject(doc, "rows", rows);
     rows = NULL;

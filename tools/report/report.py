@@ -37,6 +37,14 @@ def fmt_pct(v):
     return "—" if v is None else "%.0f%%" % (100 * v)
 
 
+def fmt_sol_row(r):
+    """The SOL against the triads taken next to the row (nkl bench's row triad), or ''."""
+    bw, sr = r.get("row_triad_gbps"), r.get("sol_row")
+    if sr is None or not bw:
+        return ""
+    return "row triad %.0f GB/s: %.0f%%" % (sum(bw) / len(bw), 100 * sr)
+
+
 def fmt_tp(row):
     g, b = row.get("gflops"), row.get("gbps")
     if g is None:
@@ -60,6 +68,7 @@ def summarize(rows):
     ratios = []
     worst = None
     at_ceiling, anomalies = 0, []
+    row_rated, row_ceiling = 0, 0
     for r in rows:
         f = fam.setdefault(r["family"], {"green": 0, "par": 0, "red": 0, "na": 0, "rows": 0})
         f["rows"] += 1
@@ -72,10 +81,18 @@ def summarize(rows):
         sol = r.get("sol")
         if sol is not None and sol >= 0.8:
             at_ceiling += 1
+        if sol is not None and r.get("sol_row") is not None:
+            row_rated += 1
+            row_ceiling += r["sol_row"] >= 0.8
         if sol is not None and sol > 1.05:
             anomalies.append(r)
     geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else None
-    return fam, geo, worst, at_ceiling, anomalies
+    return fam, geo, worst, (at_ceiling, row_ceiling, row_rated), anomalies
+
+
+def ceiling_text(c):
+    at, row, rated = c
+    return "%d" % at + (" (against the triad next to each row: %d of %d)" % (row, rated) if rated else "")
 
 
 def roofline_svg(rows, cal):
@@ -201,12 +218,12 @@ def write_html(doc, rows, path):
             h.append('<tr><td>%s</td><td class="num">%d</td><td class="num green">%d</td><td class="num">%d</td>'
                      '<td class="num red">%d</td><td class="num">%d</td></tr>' % (FAMILY_NAME[f], c["rows"], c["green"], c["par"], c["red"], c["na"]))
     h.append("</table>")
-    h.append("<p>Geometric-mean ratio: <b>%s</b> over %d rated rows; worst row: <b>%s</b>%s. Rows at the ceiling (SOL ≥ 80%%): %d. "
+    h.append("<p>Geometric-mean ratio: <b>%s</b> over %d rated rows; worst row: <b>%s</b>%s. Rows at the ceiling (SOL ≥ 80%%): %s. "
              "Rows above 105%% SOL (flagged as anomalies): %d%s.</p>" % (
                  "%.2f×" % geo if geo else "—", sum(1 for r in rows if r.get("ratio")),
                  "%.2f×" % worst[0] if worst else "—",
                  " (%s %s)" % (html.escape(worst[1]["op"]), worst[1]["id"]) if worst else "",
-                 at_ceiling, len(anomalies),
+                 ceiling_text(at_ceiling), len(anomalies),
                  (" — " + ", ".join("%s %s" % (html.escape(a["op"]), a["id"]) for a in anomalies)) if anomalies else ""))
     h.append("<h2>Roofline</h2>")
     h.append(roofline_svg(rows, cal))
@@ -235,7 +252,7 @@ def write_html(doc, rows, path):
             h.append('<tr><td>%s <span class=why>%s</span></td><td class="num %s">%s</td><td class="num">%s</td><td>%s</td>'
                      '<td class="num">%s</td><td class="num">%s%s</td><td>%s</td><td>%s / %s</td><td><code>%s</code></td></tr>' % (
                          r["id"], html.escape(r["dtype"]), rc, "%.2f×" % ratio if ratio else "—", ours_cell(r), cand_cell(r),
-                         fmt_tp(r), fmt_pct(sol), flag, r.get("bound", "—"), html.escape(fmt_err(corr.get("ours"))),
+                         fmt_tp(r), fmt_pct(sol), flag + (" <br><span class=why>%s</span>" % fmt_sol_row(r) if fmt_sol_row(r) else ""), r.get("bound", "—"), html.escape(fmt_err(corr.get("ours"))),
                          html.escape(fmt_err(corr.get("baseline"))), html.escape(r.get("rerun", ""))))
         h.append("</table>")
     # machine, versions, methodology
@@ -284,8 +301,8 @@ def write_md(doc, rows, path):
         if f in fam:
             c = fam[f]
             out.append("| %s | %d | %d | %d | %d | %d |" % (FAMILY_NAME[f], c["rows"], c["green"], c["par"], c["red"], c["na"]))
-    out += ["", "Geometric-mean ratio %s; worst %s; rows at the ceiling %d; anomalies (> 105%% SOL) %d." % (
-        "%.2fx" % geo if geo else "-", "%.2fx" % worst[0] if worst else "-", at_ceiling, len(anomalies)), ""]
+    out += ["", "Geometric-mean ratio %s; worst %s; rows at the ceiling %s; anomalies (> 105%% SOL) %d." % (
+        "%.2fx" % geo if geo else "-", "%.2fx" % worst[0] if worst else "-", ceiling_text(at_ceiling), len(anomalies)), ""]
     ops = []
     for r in rows:
         if r["op"] not in ops:
@@ -307,7 +324,8 @@ def write_md(doc, rows, path):
             out.append("| %s %s | %s | %s | %s | %s | %s | `%s` |" % (
                 r["id"], r["dtype"], "%.2fx" % r["ratio"] if r.get("ratio") else "-",
                 fmt_ms(o.get("median_ms")) if o.get("median_ms") else o.get("status", "-"), cands.replace("|", "/"),
-                fmt_pct(r.get("sol")), r.get("bound", "-"), r.get("rerun", "")))
+                fmt_pct(r.get("sol")) + (" (%s)" % fmt_sol_row(r) if fmt_sol_row(r) else ""), r.get("bound", "-"),
+                r.get("rerun", "")))
         out.append("")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
