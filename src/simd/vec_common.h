@@ -256,15 +256,41 @@ static inline float vf_acc4_reduce(const vf *acc) {
   return vf_reduce_add(vf_add(vf_add(acc[0], acc[1]), vf_add(acc[2], acc[3])));
 }
 
-/* The first n (< 16) lanes from p, the rest zero. */
+/* The first n (< 16) lanes from p, the rest zero; and the first n lanes of a stored to p.
+ * AVX-512 (BW, VL) takes 32- and 16-bit lanes with masked loads and stores, which neither
+ * read nor write (nor fault on) the lanes past n: no call to memcpy, which made GCC spill
+ * the live vectors around it in the loops that end in a partial vector (a pool row of 6
+ * outputs stored its 12 bytes through memcpy). Elsewhere, and for fp8, a copy through an
+ * aligned buffer. The values are the same either way. */
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+#define VF_MASK_N(n) ((__mmask16)((1u << (unsigned)(n)) - 1u))
+#endif
 static inline __attribute__((always_inline)) vf vf_load_n(const void *p, nkl_dtype dt, int64_t n) {
   _Alignas(64) unsigned char buf[VF_LANES * 4] = {0};
+#ifdef VF_MASK_N
+  if (dt == NKL_F32) return _mm512_maskz_loadu_ps(VF_MASK_N(n), p);
+  if (vf_esize(dt) == 2) {
+    _mm256_store_si256((__m256i *)buf, _mm256_maskz_loadu_epi16(VF_MASK_N(n), p));
+    return vf_load(buf, dt);
+  }
+#endif
   memcpy(buf, p, (size_t)n * vf_esize(dt));
   return vf_load(buf, dt);
 }
 static inline __attribute__((always_inline)) void vf_store_n(void *p, nkl_dtype dt, vf a,
                                                              int64_t n) {
   _Alignas(64) unsigned char buf[VF_LANES * 4];
+#ifdef VF_MASK_N
+  if (dt == NKL_F32) {
+    _mm512_mask_storeu_ps(p, VF_MASK_N(n), a);
+    return;
+  }
+  if (vf_esize(dt) == 2) {
+    vf_store(buf, dt, a);
+    _mm256_mask_storeu_epi16(p, VF_MASK_N(n), _mm256_load_si256((const __m256i *)buf));
+    return;
+  }
+#endif
   vf_store(buf, dt, a);
   memcpy(p, buf, (size_t)n * vf_esize(dt));
 }
