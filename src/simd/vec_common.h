@@ -256,43 +256,31 @@ static inline float vf_acc4_reduce(const vf *acc) {
   return vf_reduce_add(vf_add(vf_add(acc[0], acc[1]), vf_add(acc[2], acc[3])));
 }
 
-/* The first n (< 16) lanes from p, the rest zero; and the first n lanes of a stored to p.
- * AVX-512 (BW, VL) takes 32- and 16-bit lanes with masked loads and stores, which neither
- * read nor write (nor fault on) the lanes past n: no call to memcpy, which made GCC spill
- * the live vectors around it in the loops that end in a partial vector (a pool row of 6
- * outputs stored its 12 bytes through memcpy). Elsewhere, and for fp8, a copy through an
- * aligned buffer. The values are the same either way. */
-#if defined(__AVX512BW__) && defined(__AVX512VL__)
-#define VF_MASK_N(n) ((__mmask16)((1u << (unsigned)(n)) - 1u))
+/* Partial vectors go through a 64-byte aligned buffer: vf_bytes_in(buf, src, bytes) sets
+ * buf to src[0 .. bytes) and zeros, vf_bytes_out(dst, buf, bytes) copies buf[0 .. bytes) to
+ * dst (bytes <= 64). The AVX-512 shim does each with one masked load and one store
+ * (VF_HAVE_BYTES_N); here, memset and memcpy. */
+#ifndef VF_HAVE_BYTES_N
+static inline void vf_bytes_in(unsigned char *buf, const void *src, size_t bytes) {
+  memset(buf, 0, 64);
+  memcpy(buf, src, bytes);
+}
+static inline void vf_bytes_out(void *dst, const unsigned char *buf, size_t bytes) {
+  memcpy(dst, buf, bytes);
+}
 #endif
+
+/* The first n (< 16) lanes from p, the rest zero; and the first n lanes of a stored to p. */
 static inline __attribute__((always_inline)) vf vf_load_n(const void *p, nkl_dtype dt, int64_t n) {
-  _Alignas(64) unsigned char buf[VF_LANES * 4] = {0};
-#ifdef VF_MASK_N
-  if (dt == NKL_F32) return _mm512_maskz_loadu_ps(VF_MASK_N(n), p);
-  if (vf_esize(dt) == 2) {
-    _mm256_store_si256((__m256i *)buf, _mm256_maskz_loadu_epi16(VF_MASK_N(n), p));
-    return vf_load(buf, dt);
-  }
-#endif
-  memcpy(buf, p, (size_t)n * vf_esize(dt));
+  _Alignas(64) unsigned char buf[64];
+  vf_bytes_in(buf, p, (size_t)n * vf_esize(dt));
   return vf_load(buf, dt);
 }
 static inline __attribute__((always_inline)) void vf_store_n(void *p, nkl_dtype dt, vf a,
                                                              int64_t n) {
-  _Alignas(64) unsigned char buf[VF_LANES * 4];
-#ifdef VF_MASK_N
-  if (dt == NKL_F32) {
-    _mm512_mask_storeu_ps(p, VF_MASK_N(n), a);
-    return;
-  }
-  if (vf_esize(dt) == 2) {
-    vf_store(buf, dt, a);
-    _mm256_mask_storeu_epi16(p, VF_MASK_N(n), _mm256_load_si256((const __m256i *)buf));
-    return;
-  }
-#endif
+  _Alignas(64) unsigned char buf[64];
   vf_store(buf, dt, a);
-  memcpy(p, buf, (size_t)n * vf_esize(dt));
+  vf_bytes_out(p, buf, (size_t)n * vf_esize(dt));
 }
 
 /* Portable helpers over the shims' 16-bit order keys (vh, and key lanes in a vf; see
@@ -315,15 +303,15 @@ static inline vf vf_load_strided_k16(const int16_t *p, int64_t s) {
 }
 /* The first n (<= 32) 16-bit lanes at p, the others zero. */
 static inline vh vh_load_n(const void *p, int64_t n) {
-  _Alignas(64) uint16_t t[VH_LANES] = {0};
-  memcpy(t, p, (size_t)n * 2);
-  return vh_load(t);
+  _Alignas(64) unsigned char buf[64];
+  vf_bytes_in(buf, p, (size_t)n * 2);
+  return vh_load(buf);
 }
 /* The first n (<= 16) lanes of vf_store_unkey16. */
 static inline void vf_store_unkey16_n(uint16_t *p, vf a, int c, int64_t n) {
-  _Alignas(64) uint16_t t[VF_LANES];
-  vf_store_unkey16(t, a, c);
-  memcpy(p, t, (size_t)n * 2);
+  _Alignas(64) unsigned char buf[64];
+  vf_store_unkey16((uint16_t *)buf, a, c);
+  vf_bytes_out(p, buf, (size_t)n * 2);
 }
 
 #endif
