@@ -195,24 +195,24 @@ static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
 }
 
 /* The division-free encoder of vec_avx512.h (the math is there): the codes of y[j] / s as
- * RN(y[j] * rv) rounded half up, rv = RN(1 / s); returns 0, storing nothing, when a lane is
- * within [-8, 7] ulps of a code step or below 2^-6 (the exact path's). */
+ * v = max(|q0|, RN(|q0| / 2 + 2^-7)), q0 = RN(y[j] * rv), rounded half up, rv = RN(1 / s);
+ * returns 0, storing nothing, when a lane is within [-8, 7] ulps of a code step (the exact
+ * path's). */
 static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) {
   const __m256i m = _mm256_set1_epi32(0x7FFFFFFF), k = _mm256_set1_epi32(0x80008 - (120 << 23));
   const __m256i low = _mm256_set1_epi32(0xFFFF0), zero = _mm256_setzero_si256();
-  __m256i c[8], tmin = m, near = zero;
+  const __m256 half = _mm256_set1_ps(0.5f), base = _mm256_set1_ps(0x1p-7f);
+  __m256i c[8], near = zero;
   for (int j = 0; j < 8; j++) {
-    const __m256i u = _mm256_castps_si256(j & 1 ? _mm256_mul_ps(y[j / 2].hi, rv.hi)
-                                                : _mm256_mul_ps(y[j / 2].lo, rv.lo));
-    const __m256i t = _mm256_add_epi32(_mm256_and_si256(u, m), k);
+    const __m256 q0 = j & 1 ? _mm256_mul_ps(y[j / 2].hi, rv.hi) : _mm256_mul_ps(y[j / 2].lo, rv.lo);
+    const __m256i u = _mm256_castps_si256(q0);
+    const __m256 a = _mm256_castsi256_ps(_mm256_and_si256(u, m));
+    const __m256 v = _mm256_max_ps(a, _mm256_fmadd_ps(a, half, base));
+    const __m256i t = _mm256_add_epi32(_mm256_castps_si256(v), k);
     near = _mm256_or_si256(near, _mm256_cmpeq_epi32(_mm256_and_si256(t, low), zero));
-    tmin = _mm256_min_epi32(tmin, t);
     /* code | sign: (t >> 20) | ((u >> 24) & 0x80) */
     c[j] = _mm256_or_si256(_mm256_srli_epi32(t, 20), nkl__e4m3_sign8(u));
   }
-  /* t(2^-6) = 0x3C800000 + k */
-  near = _mm256_or_si256(
-      near, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000 + 0x80008 - (120 << 23)), tmin));
   if (!_mm256_testz_si256(near, near)) return 0;
   nkl__e4m3_store_line(p, nkl__e4m3_pack2(c[0], c[1], c[2], c[3]),
                        nkl__e4m3_pack2(c[4], c[5], c[6], c[7]), nt);
