@@ -220,9 +220,11 @@ static inline void vf_stream_bf16(uint16_t *p, vf a) { nkl__stream_16(p, a, vf_s
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 
 /* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc
- * and returns acc when either is NaN; the blend then takes x where x is NaN. */
+ * and returns acc when either is NaN; merge-masked to the lanes where x is not NaN, the
+ * others keep x. Two instructions (a compare into a mask, a masked max), where a max and a
+ * blend by the mask took three (the same bits). */
 static inline vf vf_max_nan(vf acc, vf x) {
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_max_ps(x, acc), x);
+  return _mm512_mask_max_ps(x, _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), x, acc);
 }
 /* -0 becomes +0 and NaN lanes the default NaN 0xFFC00000 (see vec_scalar.h): one vfixupimmps,
  * whose table maps the classes QNaN and SNaN to token 3 (the default NaN), zero to token 8
