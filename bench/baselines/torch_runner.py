@@ -71,11 +71,16 @@ def load_tensor(torch, np, spec):
     shape = [int(x) for x in spec["shape"]]
     raw = {torch.float32: np.float32, torch.float16: np.float16, torch.bfloat16: np.uint16,
            torch.float8_e4m3fn: np.uint8, torch.int8: np.int8, torch.int32: np.int32}[dt]
-    # Copy-on-write mapping: nkl's bytes, shared until a program writes (BN running stats).
     a = np.memmap(spec["path"], dtype=raw, mode="c", shape=tuple(shape) if shape else (1,))
-    t = torch.from_numpy(a)
+    src = torch.from_numpy(a)
     if dt in (torch.bfloat16, torch.float8_e4m3fn):
-        t = t.view(dt)
+        src = src.view(dt)
+    # A copy in memory PyTorch allocates: with THP_MEM_ALLOC_ENABLE (set before the import)
+    # tensors of 2 MiB or more sit on huge pages, as nkl's and oneDNN's buffers do (see
+    # case_alloc in tools/nkl/adapter.c); the file mapping would be 4 KiB pages.
+    t = torch.empty(src.shape, dtype=dt)
+    t.copy_(src)
+    del src, a
     return t.reshape(shape)
 
 
@@ -127,6 +132,9 @@ def evict():
 
 def do_hello(req):
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", req["cache_dir"])
+    # PyTorch's CPU allocator puts tensors of 2 MiB or more on transparent huge pages with
+    # this set (read by c10 when it allocates): the page size nkl's buffers have.
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
     try:
         import numpy as np
         import torch

@@ -30,8 +30,8 @@ typedef struct case_info {
 
 typedef struct check_result {
   bool pass;
-  nkl_cmp cmp;     /* max error, worst element, counts */
-  char note[160];  /* how much was checked, e.g. "all 8388608 outputs" */
+  nkl_cmp cmp;    /* max error, worst element, counts */
+  char note[160]; /* how much was checked, e.g. "all 8388608 outputs" */
 } check_result;
 
 typedef struct nkl_adapter {
@@ -56,7 +56,9 @@ extern const nkl_adapter *const nkl_topk_adapters[];
 const nkl_adapter *adapter_find(const char *op);
 
 /* Helpers for adapters. */
-void *case_alloc(size_t bytes);   /* 64-byte aligned, zeroed; NULL on failure */
+void *case_alloc(size_t bytes);           /* 64-byte aligned, zeroed; NULL on failure; from 2 MiB on
+                                           * 2 MiB-aligned on huge pages where allowed (adapter.c) */
+void *case_alloc_untouched(size_t bytes); /* the same, not zeroed: no page touched yet */
 void case_free(void *p);
 /* Adds a contiguous tensor of the given shape to info, allocating its memory. NULL on
  * failure (message in err). */
@@ -64,7 +66,7 @@ nkl_tensor *case_add(case_info *info, const char *name, bool is_output, nkl_dtyp
                      const int64_t *shape, char *err, size_t errlen);
 void case_free_args(case_info *info);
 /* Reads the dtype of the descriptor (err if missing or not one of `allowed`). */
-int case_dtype(const nkl_desc *d, const nkl_dtype *allowed, int nallowed, nkl_dtype *out,
-               char *err, size_t errlen);
+int case_dtype(const nkl_desc *d, const nkl_dtype *allowed, int nallowed, nkl_dtype *out, char *err,
+               size_t errlen);
 
 #endif

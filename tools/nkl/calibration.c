@@ -1,5 +1,7 @@
 #include "calibration.h"
 
+#include "adapter.h"
+
 #include <cjson/cJSON.h>
 #include <omp.h>
 #include <stdio.h>
@@ -70,11 +72,13 @@ static double triad_passes(double *a, const double *b, const double *c, size_t n
 }
 
 static double *triad_alloc(size_t n, int threads, double **b, double **c) {
-  double *a = aligned_alloc(64, n * sizeof(double));
-  *b = aligned_alloc(64, n * sizeof(double));
-  *c = aligned_alloc(64, n * sizeof(double));
+  /* the page size of the benchmarked tensors (huge pages, see case_alloc), so that SOL
+   * compares like with like; the pages are first touched by the threads below */
+  double *a = case_alloc_untouched(n * sizeof(double));
+  *b = case_alloc_untouched(n * sizeof(double));
+  *c = case_alloc_untouched(n * sizeof(double));
   if (!a || !*b || !*c) {
-    free(a), free(*b), free(*c);
+    case_free(a), case_free(*b), case_free(*c);
     *b = *c = NULL;
     return NULL;
   }
@@ -89,7 +93,7 @@ double calibration_triad_gbps(size_t n, int threads, int passes, double *runs) {
   double *b, *c, *a = triad_alloc(n, threads, &b, &c);
   if (!a) return 0;
   const double best = triad_passes(a, b, c, n, threads, passes, runs);
-  free(a), free(b), free(c);
+  case_free(a), case_free(b), case_free(c);
   return best;
 }
 
@@ -107,6 +111,6 @@ double calibration_triad_kept(size_t n, int threads, int passes, double *runs) {
 }
 
 void calibration_triad_release(void) {
-  for (int k = 0; k < 3; k++) free(g_kept[k]), g_kept[k] = NULL;
+  for (int k = 0; k < 3; k++) case_free(g_kept[k]), g_kept[k] = NULL;
   g_kept_n = 0;
 }

@@ -19,7 +19,8 @@ static dnnl_stream_t g_stream;
 const char *onednn_version(void) {
   static char buf[64];
   const dnnl_version_t *v = dnnl_version();
-  snprintf(buf, sizeof buf, "oneDNN %d.%d.%d (%s)", v->major, v->minor, v->patch, v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other runtime");
+  snprintf(buf, sizeof buf, "oneDNN %d.%d.%d (%s)", v->major, v->minor, v->patch,
+           v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other runtime");
   return buf;
 }
 
@@ -44,18 +45,23 @@ dnnl_data_type_t dn_dtype(nkl_dtype t) {
 }
 
 dnnl_format_tag_t dn_plain_tag(int ndims) {
-  static const dnnl_format_tag_t tags[] = {dnnl_a, dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
+  static const dnnl_format_tag_t tags[] = {dnnl_a,    dnnl_a,     dnnl_ab,    dnnl_abc,
+                                           dnnl_abcd, dnnl_abcde, dnnl_abcdef};
   return ndims >= 1 && ndims <= 6 ? tags[ndims] : dnnl_format_tag_undef;
 }
 
 dnnl_format_tag_t dn_channels_last_tag(int ndims) {
-  return ndims == 3 ? dnnl_acb : ndims == 4 ? dnnl_acdb : ndims == 5 ? dnnl_acdeb : dn_plain_tag(ndims);
+  return ndims == 3   ? dnnl_acb
+         : ndims == 4 ? dnnl_acdb
+         : ndims == 5 ? dnnl_acdeb
+                      : dn_plain_tag(ndims);
 }
 
 void dn_plain_md(dnnl_memory_desc_t *md, const nkl_tensor *t, dnnl_data_type_t dt) {
   dnnl_dims_t dims;
   for (int i = 0; i < t->rank; i++) dims[i] = t->shape[i];
-  dnnl_memory_desc_init_by_tag(md, t->rank, dims, dt == dnnl_data_type_undef ? dn_dtype(t->dtype) : dt,
+  dnnl_memory_desc_init_by_tag(md, t->rank, dims,
+                               dt == dnnl_data_type_undef ? dn_dtype(t->dtype) : dt,
                                dn_plain_tag(t->rank));
 }
 
@@ -69,15 +75,23 @@ int dn_bind(dn_state *s, int arg, const dnnl_memory_desc_t *prim_md, void *user,
   a->arg = arg;
   a->is_output = is_output;
   if (!user || dnnl_memory_desc_equal(prim_md, user_md)) {
-    if (dnnl_memory_create(&a->mem, prim_md, g_eng, user ? user : DNNL_MEMORY_ALLOCATE) != dnnl_success)
+    if (dnnl_memory_create(&a->mem, prim_md, g_eng, user ? user : DNNL_MEMORY_ALLOCATE) !=
+        dnnl_success)
       return -1;
   } else {
-    if (dnnl_memory_create(&a->mem, prim_md, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
-        dnnl_memory_create(&a->user, user_md, g_eng, user) != dnnl_success)
+    if (!(a->buf = case_alloc(dnnl_memory_desc_get_size(prim_md))) ||
+        dnnl_memory_create(&a->mem, prim_md, g_eng, a->buf) != dnnl_success ||
+        dnnl_memory_create(&a->user, user_md, g_eng, user) != dnnl_success) {
+      if (a->mem) dnnl_memory_destroy(a->mem);
+      case_free(a->buf);
+      memset(a, 0, sizeof *a);
       return -1;
+    }
     dnnl_primitive_desc_t rpd;
-    const dnnl_memory_desc_t *from = is_output ? prim_md : user_md, *to = is_output ? user_md : prim_md;
-    if (dnnl_reorder_primitive_desc_create(&rpd, from, g_eng, to, g_eng, NULL) != dnnl_success) return -1;
+    const dnnl_memory_desc_t *from = is_output ? prim_md : user_md,
+                             *to = is_output ? user_md : prim_md;
+    if (dnnl_reorder_primitive_desc_create(&rpd, from, g_eng, to, g_eng, NULL) != dnnl_success)
+      return -1;
     dnnl_primitive_t r;
     const dnnl_status_t st = dnnl_primitive_create(&r, rpd);
     dnnl_primitive_desc_destroy(rpd);
@@ -109,11 +123,13 @@ void *dn_arg_data(dn_state *s, int arg) {
   return NULL;
 }
 
-int dn_create(dn_state *s, const_dnnl_op_desc_t op, const_dnnl_primitive_attr_t attr, char *why, size_t len) {
+int dn_create(dn_state *s, const_dnnl_op_desc_t op, const_dnnl_primitive_attr_t attr, char *why,
+              size_t len) {
   const dnnl_status_t st = dnnl_primitive_desc_create(&s->pd, op, attr, g_eng, s->hint);
   if (st != dnnl_success) {
     snprintf(why, len, "oneDNN %s: %s", onednn_version() + 7,
-             st == dnnl_unimplemented ? "unimplemented (no primitive for this dtype/shape)" : "invalid arguments");
+             st == dnnl_unimplemented ? "unimplemented (no primitive for this dtype/shape)"
+                                      : "invalid arguments");
     s->pd = NULL;
     return -1;
   }
@@ -160,6 +176,7 @@ static void dn_destroy(void *p) {
     if (s->args[i].mem) dnnl_memory_destroy(s->args[i].mem);
     if (s->args[i].user) dnnl_memory_destroy(s->args[i].user);
     if (s->args[i].reorder_out) dnnl_primitive_destroy(s->args[i].reorder_out);
+    case_free(s->args[i].buf);
   }
   if (s->prim) dnnl_primitive_destroy(s->prim);
   if (s->pd) dnnl_primitive_desc_destroy(s->pd);
@@ -250,7 +267,8 @@ int onednn_candidates(bl_row *row, bl_candidate *c, int max) {
       continue;
     }
     k->setup_ms = now_ms() - t0;
-    snprintf(k->label, sizeof k->label, "%s%s, %s", any ? "preferred layout" : "plain NC(D)HW layout",
+    snprintf(k->label, sizeof k->label, "%s%s, %s",
+             any ? "preferred layout" : "plain NC(D)HW layout",
              any ? (s->reordered ? " (reorders untimed)" : " (same as plain)") : "", s->impl);
     k->state = s;
     k->run = dn_run;

@@ -78,8 +78,8 @@ static void xn_destroy(void *p) {
   xn_state *s = p;
   if (!s) return;
   if (s->op) xnn_delete_operator(s->op);
-  free(s->in);
-  free(s->out);
+  case_free(s->in);
+  case_free(s->out);
   free(s);
 }
 
@@ -120,8 +120,9 @@ static int xn_build(bl_row *row, xn_state *s, char *why, size_t len) {
   }
   s->n = g.n, s->c = g.c, s->hw = g.in[0] * g.in[1], s->ohw = g.out[0] * g.out[1];
   s->es = f16 ? 2 : 4;
-  s->in = malloc((size_t)(s->n * s->c * s->hw) * s->es + XNN_EXTRA_BYTES + 64);
-  s->out = malloc((size_t)(s->n * s->c * s->ohw) * s->es + XNN_EXTRA_BYTES + 64);
+  /* case_alloc: the same page size as the NCHW tensors nkl and oneDNN read */
+  s->in = case_alloc((size_t)(s->n * s->c * s->hw) * s->es + XNN_EXTRA_BYTES + 64);
+  s->out = case_alloc((size_t)(s->n * s->c * s->ohw) * s->es + XNN_EXTRA_BYTES + 64);
   if (!s->in || !s->out) return fail(why, len, "XNNPACK: cannot allocate the NHWC copies");
   swap_inner(x->data, s->in, s->n, s->c, s->hw, s->es);
   const size_t C = (size_t)s->c;
