@@ -230,12 +230,14 @@ static void test_edges(void) {
 }
 
 /* Global windows (one output per plane, the whole plane): the contiguous-plane path, with
- * plane sizes around the vector width, NaN/Inf inputs, and many planes (odd counts, so the
- * 16-plane output groups have tails). */
+ * plane sizes around the vector width (every count of full 16- and 32-lane vectors the kernel
+ * has a fixed-shape copy for, 0 to 4, and more), NaN/Inf inputs, and many planes (odd counts,
+ * so the 16-plane output groups have tails). */
 static void test_global_windows(void) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
-  static const int64_t kHW[][2] = {{1, 1}, {3, 5}, {7, 7}, {4, 8}, {1, 33}, {2, 16}, {6, 6}};
+  static const int64_t kHW[][2] = {{1, 1}, {3, 5}, {7, 7}, {4, 8}, {1, 33}, {2, 16},
+                                   {6, 6}, {4, 5}, {8, 8}, {9, 9}, {10, 13}};
   for (int k = 0; k < nisa; k++) {
     nkl_set_max_isa(isas[k]);
     for (size_t j = 0; j < sizeof kHW / sizeof kHW[0]; j++)
