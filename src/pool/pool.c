@@ -57,11 +57,12 @@ static bool mode_enabled(const char *name, _Atomic int *on) {
   }
   return v;
 }
-static _Atomic int short_on = -1, phase_on = -1, split_on = -1;
+static _Atomic int short_on = -1, phase_on = -1, split_on = -1, key_rows_on = -1;
 /* NKL_POOL_SHORT=0: no short mode; NKL_POOL_SHORT_PHASES=0: none in phase mode;
- * NKL_POOL_SHORT_SPLIT=0: none in split mode. */
+ * NKL_POOL_SHORT_SPLIT=0: none in split mode; NKL_POOL_KEY_ROWS=0: no key rows. */
 static bool short_enabled(void) { return mode_enabled("NKL_POOL_SHORT", &short_on); }
 static bool phase_enabled(void) { return mode_enabled("NKL_POOL_SHORT_PHASES", &phase_on); }
+static bool key_rows_enabled(void) { return mode_enabled("NKL_POOL_KEY_ROWS", &key_rows_on); }
 static bool split_enabled(void) { return mode_enabled("NKL_POOL_SHORT_SPLIT", &split_on); }
 static _Atomic int linear_on = -1;
 static bool linear_enabled(void) { return mode_enabled("NKL_POOL_PF_LINEAR", &linear_on); }
@@ -321,6 +322,21 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
                                  a.k >= 3 && a.k <= 5 && phase_enabled()
                              ? 2
                              : 0;
+
+  /* Key rows (pool_kernels.inc, AVX-512 kernels): f16/bf16 max pools with one input row per
+   * output row, in output mode, stride 1 to 4 (others take the row path); each of the
+   * thread's two row buffers (2 tmp_len int16 keys) holds a row's keys after pad keys of
+   * -inf, and the window loads reach S * (OW rounded up to 32) + (k - 1) * dil keys, plus a
+   * vector. */
+  a.key_rows = kern->isa >= NKL_ISA_AVX512 && kind == POOL_MAX && x->dtype != NKL_F32 &&
+               !a.tap_mode && !short_rows && a.d.in == 1 && a.h.in == 1 && a.d.out == 1 &&
+               a.h.out == 1 && a.stride <= 4 && key_rows_enabled();
+  if (a.key_rows) {
+    const int64_t row = a.pad + (a.w.in + 31) / 32 * 32,
+                  win = a.stride * ((a.w.out + 31) / 32 * 32) + (a.k - 1) * a.dil,
+                  keys = (row > win ? row : win) + 32;
+    if (2 * a.tmp_len < keys) a.tmp_len = (keys / 2 + 16) / 16 * 16;
+  }
 
   /* One scratch block: per thread 2 row buffers, each on a cache line (the horizontal pass's
    * loads of tmp are then line-aligned; with malloc's 16-byte alignment rows were up to 18%

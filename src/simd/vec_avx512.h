@@ -517,6 +517,30 @@ static inline vf vf_imax(vf a, vf b) {
 static inline int32_t vf_reduce_imax(vf a) {
   return _mm512_reduce_max_epi32(_mm512_castps_si512(a));
 }
+/* Key rows (pool_key_rows): lanes 0, S, 2S, .. 31S of the S vectors m[0..S), taken as one
+ * row of 32 S lanes (S = 1..4). The word permutes use the low 6 bits of a two-source index
+ * (5 of a one-source one), so one index vector S l serves every step: S = 2 one vpermt2w,
+ * S = 3 one vpermt2w and a masked vpermw of m[2] into lanes 22..31, S = 4 two vpermt2w and
+ * a blend at lane 16. */
+#define VH_HAVE_PHASE 1
+static inline __attribute__((always_inline)) vh vh_phase(const vh *m, int S) {
+  const __m512i iota = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17,
+                                        16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i idx = _mm512_mullo_epi16(iota, _mm512_set1_epi16((int16_t)S));
+  if (S == 1) return m[0];
+  const __m512i t = _mm512_permutex2var_epi16(m[0], idx, m[1]);
+  if (S == 2) return t;
+  if (S == 3) return _mm512_mask_permutexvar_epi16(t, 0xFFC00000u, idx, m[2]);
+  return _mm512_mask_blend_epi16(0xFFFF0000u, t, _mm512_permutex2var_epi16(m[2], idx, m[3]));
+}
+/* The values of 32 keys (unkey: m = k + c, then the key's xor), all or the first n lanes. */
+static inline vh vh_unkey(vh k, int c) {
+  const __m512i m = _mm512_add_epi16(k, _mm512_set1_epi16((int16_t)c));
+  return _mm512_xor_si512(m, _mm512_and_si512(_mm512_srai_epi16(m, 15), _mm512_set1_epi16(0x7FFF)));
+}
+static inline void vh_store_n(void *p, vh a, int64_t n) {
+  _mm512_mask_storeu_epi16(p, (__mmask32)(n >= 32 ? ~0ull : (1ull << n) - 1u), a);
+}
 static inline __attribute__((always_inline)) void vf_store_unkey16(uint16_t *p, vf a, int c) {
   const __m256i m = _mm256_add_epi16(_mm512_cvtepi32_epi16(_mm512_castps_si512(a)),
                                      _mm256_set1_epi16((int16_t)c));
