@@ -475,10 +475,12 @@ static inline vh vh_load(const void *p) { return _mm512_loadu_si512(p); }
 static inline void vh_store(void *p, vh a) { _mm512_storeu_si512(p, a); }
 static inline vh vh_set1(int16_t x) { return _mm512_set1_epi16(x); }
 static inline vh vh_max(vh a, vh b) { return _mm512_max_epi16(a, b); }
+/* m ^ ((m >> 15) & 0x7FFF): the key's flip, its own inverse. */
+static inline vh nkl__vh_flip(vh m) {
+  return _mm512_xor_si512(m, _mm512_and_si512(_mm512_srai_epi16(m, 15), _mm512_set1_epi16(0x7FFF)));
+}
 static inline vh vh_key(vh x, int c) {
-  const __m512i m =
-      _mm512_xor_si512(x, _mm512_and_si512(_mm512_srai_epi16(x, 15), _mm512_set1_epi16(0x7FFF)));
-  return _mm512_sub_epi16(m, _mm512_set1_epi16((int16_t)c));
+  return _mm512_sub_epi16(nkl__vh_flip(x), _mm512_set1_epi16((int16_t)c));
 }
 static inline vh vh_keep_first(vh a, int64_t n, int16_t fill) {
   return _mm512_mask_mov_epi16(_mm512_set1_epi16(fill), (__mmask32)((1ull << n) - 1u), a);
@@ -535,8 +537,7 @@ static inline __attribute__((always_inline)) vh vh_phase(const vh *m, int S) {
 }
 /* The values of 32 keys (unkey: m = k + c, then the key's xor), all or the first n lanes. */
 static inline vh vh_unkey(vh k, int c) {
-  const __m512i m = _mm512_add_epi16(k, _mm512_set1_epi16((int16_t)c));
-  return _mm512_xor_si512(m, _mm512_and_si512(_mm512_srai_epi16(m, 15), _mm512_set1_epi16(0x7FFF)));
+  return nkl__vh_flip(_mm512_add_epi16(k, _mm512_set1_epi16((int16_t)c)));
 }
 static inline void vh_store_n(void *p, vh a, int64_t n) {
   _mm512_mask_storeu_epi16(p, (__mmask32)(n >= 32 ? ~0ull : (1ull << n) - 1u), a);
