@@ -5,7 +5,7 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all test asan format clean report
+.PHONY: all test asan format format-check clean report
 
 all: $(BUILD)/Makefile
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -30,8 +30,13 @@ report:
 	@$(MAKE) --no-print-directory all
 	@bash scripts/make-report.sh $(BUILD)
 
+# The style is .clang-format (written for Debian's clang-format 14; other versions may
+# differ in details, so this is not part of `make test`).
 format:
 	@clang-format -i $$(git ls-files '*.c' '*.h' '*.inc')
+
+format-check:
+	@clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h' '*.inc') && echo "clang-format: clean"
 
 clean:
 	rm -rf build build-asan

@@ -12,10 +12,14 @@ static double decode(uint32_t code, int eb, int mb, int bias, bool has_inf) {
   const uint32_t sign = code >> (eb + mb), e = (code >> mb) & ((1u << eb) - 1),
                  m = code & ((1u << mb) - 1);
   double v;
-  if (e == (1u << eb) - 1 && has_inf) v = m ? NAN : INFINITY;
-  else if (!has_inf && e == (1u << eb) - 1 && m == (1u << mb) - 1) v = NAN; /* e4m3fn */
-  else if (e == 0) v = ldexp((double)m, 1 - bias - mb);
-  else v = ldexp((double)((1u << mb) + m), (int)e - bias - mb);
+  if (e == (1u << eb) - 1 && has_inf)
+    v = m ? NAN : INFINITY;
+  else if (!has_inf && e == (1u << eb) - 1 && m == (1u << mb) - 1)
+    v = NAN; /* e4m3fn */
+  else if (e == 0)
+    v = ldexp((double)m, 1 - bias - mb);
+  else
+    v = ldexp((double)((1u << mb) + m), (int)e - bias - mb);
   return sign ? -v : v;
 }
 
@@ -27,7 +31,8 @@ static uint32_t encode_ref(double v, int eb, int mb, int bias, bool has_inf) {
   const uint32_t sign = (v < 0 || (v == 0 && signbit(v))) ? 1u << (bits - 1) : 0;
   const double a = fabs(v);
   /* finite magnitude codes: 0 .. top */
-  const uint32_t top = has_inf ? ((((1u << eb) - 1) << mb) - 1) : ((((1u << eb) - 1) << mb) | ((1u << mb) - 2));
+  const uint32_t top =
+      has_inf ? ((((1u << eb) - 1) << mb) - 1) : ((((1u << eb) - 1) << mb) | ((1u << mb) - 2));
   const double maxf = decode(top, eb, mb, bias, has_inf);
   if (has_inf) {
     const double half_ulp = ldexp(1.0, (1 << eb) - 2 - bias - mb - 1);
@@ -37,10 +42,13 @@ static uint32_t encode_ref(double v, int eb, int mb, int bias, bool has_inf) {
   uint32_t lo = 0, hi = top; /* decode(lo) <= a < decode(hi) */
   while (hi - lo > 1) {
     const uint32_t mid = (lo + hi) / 2;
-    if (decode(mid, eb, mb, bias, has_inf) <= a) lo = mid;
-    else hi = mid;
+    if (decode(mid, eb, mb, bias, has_inf) <= a)
+      lo = mid;
+    else
+      hi = mid;
   }
-  const double dl = a - decode(lo, eb, mb, bias, has_inf), dh = decode(hi, eb, mb, bias, has_inf) - a;
+  const double dl = a - decode(lo, eb, mb, bias, has_inf),
+               dh = decode(hi, eb, mb, bias, has_inf) - a;
   return sign | (dl < dh ? lo : dh < dl ? hi : (lo % 2 == 0 ? lo : hi));
 }
 
@@ -68,10 +76,10 @@ static void test_fp8_encode_exhaustive(void) {
         continue;
       }
       /* saturation: |v| >= 448 (inf included) -> 448 */
-      const uint32_t want = fabs((double)v) >= 448.0 ? (signbit(v) ? 0xFEu : 0x7Eu)
-                                                     : encode_ref(v, 4, 3, 7, false);
-      CHECK(got == want, "fp8(%s %04x = %g) = %02x, want %02x", fmt ? "f16" : "bf16", c,
-            (double)v, got, want);
+      const uint32_t want =
+          fabs((double)v) >= 448.0 ? (signbit(v) ? 0xFEu : 0x7Eu) : encode_ref(v, 4, 3, 7, false);
+      CHECK(got == want, "fp8(%s %04x = %g) = %02x, want %02x", fmt ? "f16" : "bf16", c, (double)v,
+            got, want);
       CHECK((got & 0x7F) != 0x7F, "fp8(%g) emitted a NaN code", (double)v);
     }
 }
@@ -81,7 +89,7 @@ static void test_encode_f32(void) {
   uint64_t s = 42;
   for (int i = 0; i < 200000; i++) {
     uint32_t u = (uint32_t)nkl_rand_u64(&s);
-    if (i % 3 == 0) u &= 0xFFFF8000u | (1u << 15); /* bf16 ties */
+    if (i % 3 == 0) u &= 0xFFFF8000u | (1u << 15);                            /* bf16 ties */
     if (i % 5 == 0) u = (u & 0x80000000u) | ((u % 0x1000000u) + 0x33000000u); /* f16 subnormals */
     float v;
     memcpy(&v, &u, 4);
@@ -92,8 +100,8 @@ static void test_encode_f32(void) {
     }
     CHECK(b == encode_ref(v, 8, 7, 127, true), "bf16(%08x) = %04x want %04x", u, b,
           encode_ref(v, 8, 7, 127, true));
-    CHECK(h == encode_ref(v, 5, 10, 15, true), "f16(%08x = %g) = %04x want %04x", u, (double)v,
-          h, encode_ref(v, 5, 10, 15, true));
+    CHECK(h == encode_ref(v, 5, 10, 15, true), "f16(%08x = %g) = %04x want %04x", u, (double)v, h,
+          encode_ref(v, 5, 10, 15, true));
   }
 }
 
@@ -114,7 +122,8 @@ static void test_convert_all_isas(void) {
           nkl_fill_normal(f, NKL_F32, n, (uint64_t)(n + a), 100.0);
           if (n > 3) f[1] = NAN, f[2] = INFINITY, f[3] = -1e-7f;
           /* f32 subnormals (bf16 keeps them; vcvtneps2bf16 alone would flush them) */
-          for (int64_t i = 4; i < n; i += 5) f[i] = (i % 2 ? -1.0f : 1.0f) * 1e-39f * (float)(i % 11);
+          for (int64_t i = 4; i < n; i += 5)
+            f[i] = (i % 2 ? -1.0f : 1.0f) * 1e-39f * (float)(i % 11);
           for (int64_t i = 0; i < n; i++) nkl_set(src, types[a], i, f[i]);
           nkl_tensor ts = nkl_tensor_make(types[a], 1, &n, src);
           nkl_tensor td = nkl_tensor_make(types[b], 1, &n, dst);

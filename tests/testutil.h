@@ -16,16 +16,16 @@ void tu_run(const char *name, void (*fn)(void));
 /* Prints "N passed, M failed" and returns the process exit status. */
 int tu_summary(void);
 
-#define CHECK(cond, ...)                                                                  \
-  do {                                                                                    \
-    if (!(cond)) tu_fail(__FILE__, __LINE__, __VA_ARGS__);                                \
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) tu_fail(__FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
-#define CHECK_STATUS(call, expected)                                                      \
-  do {                                                                                    \
-    nkl_status s_ = (call);                                                               \
-    if (s_ != (expected))                                                                 \
-      tu_fail(__FILE__, __LINE__, "%s returned %s (%s), expected %s", #call,              \
-              nkl_status_name(s_), nkl_last_error(), nkl_status_name(expected));          \
+#define CHECK_STATUS(call, expected)                                                              \
+  do {                                                                                            \
+    nkl_status s_ = (call);                                                                       \
+    if (s_ != (expected))                                                                         \
+      tu_fail(__FILE__, __LINE__, "%s returned %s (%s), expected %s", #call, nkl_status_name(s_), \
+              nkl_last_error(), nkl_status_name(expected));                                       \
   } while (0)
 
 /* The ISAs this CPU can run, lowest first (the list tests loop over). */

@@ -22,18 +22,18 @@ typedef enum { BL_OK = 0, BL_UNSUPPORTED = 1, BL_UNAVAILABLE = 2, BL_ERROR = 3 }
 
 typedef struct bl_row {
   const workload *w;
-  nkl_desc desc;        /* parsed descriptor (providers read it with desc_*) */
-  case_info *info;      /* named input/output tensors shared by nkl and every candidate; NULL
-                           when nobody could build inputs for this op (no adapter) */
-  bool have_oracle;     /* the op has an nkl adapter: outputs can be checked */
+  nkl_desc desc;    /* parsed descriptor (providers read it with desc_*) */
+  case_info *info;  /* named input/output tensors shared by nkl and every candidate; NULL
+                       when nobody could build inputs for this op (no adapter) */
+  bool have_oracle; /* the op has an nkl adapter: outputs can be checked */
   int threads;
   const time_opts *to;
 } bl_row;
 
 typedef struct bl_candidate {
-  char name[32];   /* "onednn", "onednn_any", "xnnpack_nhwc", "torch_eager", "torch_compile" */
-  char tier[32];   /* "vendor library", "open-source library", "framework eager", "compiler" */
-  char label[96];  /* what exactly runs: layout, impl, ... */
+  char name[32];  /* "onednn", "onednn_any", "xnnpack_nhwc", "torch_eager", "torch_compile" */
+  char tier[32];  /* "vendor library", "open-source library", "framework eager", "compiler" */
+  char label[96]; /* what exactly runs: layout, impl, ... */
   bl_status status;
   char reason[240];
   double setup_ms; /* untimed: plan/primitive creation, reorders, compilation */

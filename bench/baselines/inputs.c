@@ -66,9 +66,11 @@ static nkl_tensor *add(case_info *info, const char *name, bool out, nkl_dtype dt
 int bl_conv_geometry(nkl_desc *d, bl_conv *g) {
   memset(g, 0, sizeof *g);
   const char *op = d->op;
-  g->nd = strcmp(op, "Conv1dFwd") == 0 || strcmp(op, "Conv1dCausal") == 0 ? 1 : strcmp(op, "Conv3dFwd") == 0 ? 3 : 2;
-  g->kind = strcmp(op, "Conv2dDgrad") == 0 ? BL_CONV_DGRAD
-            : strcmp(op, "Conv2dWgrad") == 0 ? BL_CONV_WGRAD
+  g->nd = strcmp(op, "Conv1dFwd") == 0 || strcmp(op, "Conv1dCausal") == 0 ? 1
+          : strcmp(op, "Conv3dFwd") == 0                                  ? 3
+                                                                          : 2;
+  g->kind = strcmp(op, "Conv2dDgrad") == 0       ? BL_CONV_DGRAD
+            : strcmp(op, "Conv2dWgrad") == 0     ? BL_CONV_WGRAD
             : strcmp(op, "Conv2dTranspose") == 0 ? BL_CONV_TRANSPOSE
                                                  : BL_CONV_FWD;
   g->causal = strcmp(op, "Conv1dCausal") == 0;
@@ -92,13 +94,18 @@ int bl_conv_geometry(nkl_desc *d, bl_conv *g) {
     for (int i = 0; i < 2; i++) g->pr[i] = g->p[i];
     return 0;
   }
-  if (g->nd == 1) g->in[0] = get1(d, "L_in", 1);
-  else if (g->nd == 2) g->in[0] = get1(d, "H", 1), g->in[1] = get1(d, "W", 1);
-  else g->in[0] = get1(d, "D", 1), g->in[1] = get1(d, "H", 1), g->in[2] = get1(d, "W", 1);
+  if (g->nd == 1)
+    g->in[0] = get1(d, "L_in", 1);
+  else if (g->nd == 2)
+    g->in[0] = get1(d, "H", 1), g->in[1] = get1(d, "W", 1);
+  else
+    g->in[0] = get1(d, "D", 1), g->in[1] = get1(d, "H", 1), g->in[2] = get1(d, "W", 1);
   if (g->causal) g->p[0] = g->dil[0] * (g->k[0] - 1);
   for (int i = 0; i < g->nd; i++) {
-    if (g->causal) g->out[i] = (g->in[i] - 1) / g->s[i] + 1;
-    else g->out[i] = (g->in[i] + 2 * g->p[i] - g->dil[i] * (g->k[i] - 1) - 1) / g->s[i] + 1;
+    if (g->causal)
+      g->out[i] = (g->in[i] - 1) / g->s[i] + 1;
+    else
+      g->out[i] = (g->in[i] + 2 * g->p[i] - g->dil[i] * (g->k[i] - 1) - 1) / g->s[i] + 1;
     g->pr[i] = (g->out[i] - 1) * g->s[i] + g->dil[i] * (g->k[i] - 1) + 1 - g->in[i] - g->p[i];
   }
   return 0;
@@ -120,7 +127,8 @@ static int conv_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
   info->flops = 2.0 * outn * kk;
   switch (g.kind) {
     case BL_CONV_FWD:
-      if (!add(info, "x", false, dt, r, xs, 11, err, el) || !add(info, "weight", false, dt, r, ws, 12, err, el))
+      if (!add(info, "x", false, dt, r, xs, 11, err, el) ||
+          !add(info, "weight", false, dt, r, ws, 12, err, el))
         return -1;
       if (g.bias && !add(info, "bias", false, dt, 1, &g.cout, 13, err, el)) return -1;
       if (!add(info, "y", true, fp8 ? NKL_F16 : dt, r, ys, 0, err, el)) return -1;
@@ -129,22 +137,26 @@ static int conv_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
       info->bytes = (xn + wn + (g.bias ? (double)g.cout : 0)) * e + outn * (fp8 ? 2.0 : e);
       return 0;
     case BL_CONV_DGRAD:
-      if (!add(info, "dy", false, dt, r, ys, 11, err, el) || !add(info, "weight", false, dt, r, ws, 12, err, el) ||
+      if (!add(info, "dy", false, dt, r, ys, 11, err, el) ||
+          !add(info, "weight", false, dt, r, ws, 12, err, el) ||
           !add(info, "dx", true, dt, r, xs, 0, err, el))
         return -1;
       info->bytes = (xn + wn + outn) * e;
       return 0;
     case BL_CONV_WGRAD:
-      if (!add(info, "x", false, dt, r, xs, 11, err, el) || !add(info, "dy", false, dt, r, ys, 12, err, el) ||
+      if (!add(info, "x", false, dt, r, xs, 11, err, el) ||
+          !add(info, "dy", false, dt, r, ys, 12, err, el) ||
           !add(info, "dw", true, dt, r, ws, 0, err, el))
         return -1;
       info->bytes = (xn + wn + outn) * e;
       return 0;
     case BL_CONV_TRANSPOSE: {
       /* x [N, C_out, out...], weight [C_out, C_in/g, k...], y [N, C_in, in...]. */
-      int64_t tx[4] = {g.n, g.cout, g.out[0], g.out[1]}, tw[4] = {g.cout, g.cin / g.groups, g.k[0], g.k[1]},
+      int64_t tx[4] = {g.n, g.cout, g.out[0], g.out[1]},
+              tw[4] = {g.cout, g.cin / g.groups, g.k[0], g.k[1]},
               ty[4] = {g.n, g.cin, g.in[0], g.in[1]};
-      if (!add(info, "x", false, dt, 4, tx, 11, err, el) || !add(info, "weight", false, dt, 4, tw, 12, err, el))
+      if (!add(info, "x", false, dt, 4, tx, 11, err, el) ||
+          !add(info, "weight", false, dt, 4, tw, 12, err, el))
         return -1;
       if (g.bias && !add(info, "bias", false, dt, 1, &g.cin, 13, err, el)) return -1;
       if (!add(info, "y", true, dt, 4, ty, 0, err, el)) return -1;
@@ -167,9 +179,12 @@ int bl_pool_geometry(nkl_desc *d, bl_pool *g) {
   g->adaptive = strncmp(op, "Adaptive", 8) == 0;
   g->n = get1(d, "N", 1);
   g->c = get1(d, "C", 1);
-  if (g->nd == 1) g->in[0] = get1(d, "L_in", 1);
-  else if (g->nd == 2) g->in[0] = get1(d, "H_in", 1), g->in[1] = get1(d, "W_in", 1);
-  else g->in[0] = get1(d, "D_in", 1), g->in[1] = get1(d, "H_in", 1), g->in[2] = get1(d, "W_in", 1);
+  if (g->nd == 1)
+    g->in[0] = get1(d, "L_in", 1);
+  else if (g->nd == 2)
+    g->in[0] = get1(d, "H_in", 1), g->in[1] = get1(d, "W_in", 1);
+  else
+    g->in[0] = get1(d, "D_in", 1), g->in[1] = get1(d, "H_in", 1), g->in[2] = get1(d, "W_in", 1);
   if (g->adaptive) {
     bl_ints(d, "output_size", g->nd, 1, g->out);
     for (int i = 0; i < g->nd; i++) g->k[i] = (g->in[i] + g->out[i] - 1) / g->out[i] + 1;
@@ -199,8 +214,10 @@ static int pool_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
   int64_t xs[5] = {g.n, g.c}, ys[5] = {g.n, g.c};
   double xn = (double)g.n * g.c, yn = xn, kk = 1;
   for (int i = 0; i < g.nd; i++)
-    xs[2 + i] = g.in[i], ys[2 + i] = g.out[i], xn *= (double)g.in[i], yn *= (double)g.out[i], kk *= (double)g.k[i];
-  if (!add(info, "x", false, dt, 2 + g.nd, xs, 11, err, el) || !add(info, "y", true, dt, 2 + g.nd, ys, 0, err, el))
+    xs[2 + i] = g.in[i], ys[2 + i] = g.out[i], xn *= (double)g.in[i], yn *= (double)g.out[i],
+           kk *= (double)g.k[i];
+  if (!add(info, "x", false, dt, 2 + g.nd, xs, 11, err, el) ||
+      !add(info, "y", true, dt, 2 + g.nd, ys, 0, err, el))
     return -1;
   info->flops = yn * kk;
   info->bytes = (xn + yn) * (double)nkl_dtype_size(dt);
@@ -218,11 +235,14 @@ static int bn_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
   for (int i = 0; i < rank; i++) n *= xs[i];
   const double e = (double)nkl_dtype_size(dt), cl = (double)n, cc = (double)c;
   if (strcmp(d->op, "BatchNormBwd") == 0) {
-    if (!add(info, "x", false, dt, rank, xs, 11, err, el) || !add(info, "dy", false, dt, rank, xs, 12, err, el) ||
+    if (!add(info, "x", false, dt, rank, xs, 11, err, el) ||
+        !add(info, "dy", false, dt, rank, xs, 12, err, el) ||
         !add(info, "weight", false, NKL_F32, 1, &c, 13, err, el))
       return -1;
-    nkl_tensor *m = add(info, "mean", false, NKL_F32, 1, &c, 0, err, el), *r = add(info, "rstd", false, NKL_F32, 1, &c, 0, err, el);
-    if (!m || !r || !add(info, "dx", true, dt, rank, xs, 0, err, el) || !add(info, "dw", true, NKL_F32, 1, &c, 0, err, el) ||
+    nkl_tensor *m = add(info, "mean", false, NKL_F32, 1, &c, 0, err, el),
+               *r = add(info, "rstd", false, NKL_F32, 1, &c, 0, err, el);
+    if (!m || !r || !add(info, "dx", true, dt, rank, xs, 0, err, el) ||
+        !add(info, "dw", true, NKL_F32, 1, &c, 0, err, el) ||
         !add(info, "db", true, NKL_F32, 1, &c, 0, err, el))
       return -1;
     /* mean / rstd of x per channel (a forward pass over the same x). */
@@ -244,7 +264,8 @@ static int bn_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
     return 0;
   }
   const bool train = strcmp(d->op, "BatchNormFwd") == 0;
-  if (!add(info, "x", false, dt, rank, xs, 11, err, el) || !add(info, "weight", false, NKL_F32, 1, &c, 13, err, el) ||
+  if (!add(info, "x", false, dt, rank, xs, 11, err, el) ||
+      !add(info, "weight", false, NKL_F32, 1, &c, 13, err, el) ||
       !add(info, "bias", false, NKL_F32, 1, &c, 14, err, el))
     return -1;
   nkl_tensor *rm = add(info, "running_mean", false, NKL_F32, 1, &c, 0, err, el),
@@ -276,7 +297,9 @@ static int norm_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
     n *= (double)xs[i];
     if (!red) ys[yr++] = xs[i], yn *= (double)xs[i];
   }
-  if (!add(info, "x", false, dt, rank, xs, 11, err, el) || !add(info, "y", true, dt, yr, ys, 0, err, el)) return -1;
+  if (!add(info, "x", false, dt, rank, xs, 11, err, el) ||
+      !add(info, "y", true, dt, yr, ys, 0, err, el))
+    return -1;
   info->flops = 2 * n + (strcmp(d->op, "L2NormFwd") == 0 ? 1 : 0);
   info->bytes = (n + yn) * (double)nkl_dtype_size(dt);
   return 0;
@@ -294,7 +317,8 @@ static int gn_inputs(nkl_desc *d, case_info *info, char *err, size_t el) {
   int64_t bw[1];
   desc_ints(d, "bias", bw, 1, &nw, err, el);
   if (!add(info, "x", false, dt, rank, xs, 11, err, el)) return -1;
-  if (affine && (!add(info, "weight", false, dt, 1, &c, 12, err, el) || !add(info, "bias", false, dt, 1, &c, 13, err, el)))
+  if (affine && (!add(info, "weight", false, dt, 1, &c, 12, err, el) ||
+                 !add(info, "bias", false, dt, 1, &c, 13, err, el)))
     return -1;
   if (!add(info, "y", true, dt, rank, xs, 0, err, el)) return -1;
   double n = 1;
@@ -309,11 +333,16 @@ int bl_inputs_create(nkl_desc *d, case_info *info, char *err, size_t el) {
   if (d->dtype < 0) return 1;
   const char *op = d->op;
   int r = 1;
-  if (strstr(op, "Conv")) r = conv_inputs(d, info, err, el);
-  else if (strstr(op, "Pool")) r = pool_inputs(d, info, err, el);
-  else if (strncmp(op, "BatchNorm", 9) == 0) r = bn_inputs(d, info, err, el);
-  else if (strcmp(op, "L1NormFwd") == 0 || strcmp(op, "L2NormFwd") == 0) r = norm_inputs(d, info, err, el);
-  else if (strcmp(op, "GroupNormFwd") == 0) r = gn_inputs(d, info, err, el);
+  if (strstr(op, "Conv"))
+    r = conv_inputs(d, info, err, el);
+  else if (strstr(op, "Pool"))
+    r = pool_inputs(d, info, err, el);
+  else if (strncmp(op, "BatchNorm", 9) == 0)
+    r = bn_inputs(d, info, err, el);
+  else if (strcmp(op, "L1NormFwd") == 0 || strcmp(op, "L2NormFwd") == 0)
+    r = norm_inputs(d, info, err, el);
+  else if (strcmp(op, "GroupNormFwd") == 0)
+    r = gn_inputs(d, info, err, el);
   if (r < 0) case_free_args(info);
   return r;
 }

@@ -22,8 +22,8 @@ nkl_status nkl_layernorm_fwd(const nkl_tensor *x, const nkl_tensor *w, const nkl
                              float eps, nkl_tensor *y, nkl_tensor *mean, nkl_tensor *rstd);
 
 /* y = x * rsqrt(mean(x^2) + eps) * (1 + w), the weight offset formed in f32 (Gemma). */
-nkl_status nkl_gemma_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps,
-                                 nkl_tensor *y, nkl_tensor *rstd);
+nkl_status nkl_gemma_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
+                                 nkl_tensor *rstd);
 
 /* r = x + residual rounded to x's dtype, written to residual_out; y = RMSNorm(r) * w. One
  * pass over memory. residual_out may be x or residual itself (exact in-place); y may be x. */
@@ -39,19 +39,18 @@ nkl_status nkl_fused_add_layernorm_fwd(const nkl_tensor *x, const nkl_tensor *re
 /* y = scale * LN(x) + shift (LN without affine; not (1 + scale)). scale and shift have x's
  * shape (one row per row of x), contiguous, in x's dtype or f32. Both are required. */
 nkl_status nkl_adalayernorm_fwd(const nkl_tensor *x, const nkl_tensor *scale,
-                                const nkl_tensor *shift, float eps, nkl_tensor *y,
-                                nkl_tensor *mean, nkl_tensor *rstd);
+                                const nkl_tensor *shift, float eps, nkl_tensor *y, nkl_tensor *mean,
+                                nkl_tensor *rstd);
 
 /* Two independent RMSNorms over the last dim: q_out = RMSNorm(q) * q_w, k_out likewise.
  * k must have q's shape. All arguments are validated before either output is written. */
 nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_tensor *q_w,
-                          const nkl_tensor *k_w, float eps, nkl_tensor *q_out,
-                          nkl_tensor *k_out);
+                          const nkl_tensor *k_w, float eps, nkl_tensor *q_out, nkl_tensor *k_out);
 
 /* x [..., G, D], w [G, D] (required, contiguous): RMSNorm over D for each (..., g) with the
  * elementwise weight w[g, :]. rstd (optional) has x.shape[:-1] elements. */
-nkl_status nkl_group_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps,
-                                 nkl_tensor *y, nkl_tensor *rstd);
+nkl_status nkl_group_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps, nkl_tensor *y,
+                                 nkl_tensor *rstd);
 
 /* y = RMSNorm(x) * w (resp. LN(x) * w + b) in f32, then per row
  *   scale[r] = max(max|y|, scale_floor) / 448,  q = e4m3(y / scale[r])
@@ -60,9 +59,8 @@ nkl_status nkl_group_rmsnorm_fwd(const nkl_tensor *x, const nkl_tensor *w, float
  * in a row makes that row's scale and codes NaN. PyTorch-style scale_floor: 1e-12. */
 nkl_status nkl_rmsnorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w, float eps,
                                  float scale_floor, nkl_tensor *q, nkl_tensor *scale);
-nkl_status nkl_layernorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w,
-                                   const nkl_tensor *b, float eps, float scale_floor,
-                                   nkl_tensor *q, nkl_tensor *scale);
+nkl_status nkl_layernorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w, const nkl_tensor *b,
+                                   float eps, float scale_floor, nkl_tensor *q, nkl_tensor *scale);
 
 /* Weight norm with dim = 0 over v viewed as rows: norm[r] = sqrt(sum_j v[r,j]^2),
  * out = v * (g[r] / norm[r]) (no eps: a zero row gives NaN, as in PyTorch). g has one

@@ -12,17 +12,20 @@ uint16_t nkl_f32_to_f16(float v) { return nkl__f32_to_f16(v); }
 float nkl_fp8e4m3_to_f32(uint8_t v) { return nkl__fp8e4m3_to_f32(v); }
 uint8_t nkl_f32_to_fp8e4m3(float v) { return nkl__f32_to_fp8e4m3(v); }
 
-#define DECL_ISA(sn, dn, isa) void sn##_to_##dn##_convert__##isa(const void *a, int64_t lo, int64_t hi);
+#define DECL_ISA(sn, dn, isa) \
+  void sn##_to_##dn##_convert__##isa(const void *a, int64_t lo, int64_t hi);
 #define DECL(sn, st, dn, dt) \
-  DECL_ISA(sn, dn, scalar) DECL_ISA(sn, dn, avx2) DECL_ISA(sn, dn, avx512) DECL_ISA(sn, dn, avx512bf16)
+  DECL_ISA(sn, dn, scalar)   \
+  DECL_ISA(sn, dn, avx2) DECL_ISA(sn, dn, avx512) DECL_ISA(sn, dn, avx512bf16)
 NKL_CONVERT_PAIRS(DECL)
 
-#define KEY(st, dt) ((int)(st) * 16 + (int)(dt))
-#define ENTRY(sn, st, dn, dt, isa, level)                                                 \
-  {#sn "_to_" #dn "_convert__" #isa, level, KEY(st, dt), (void (*)(void))sn##_to_##dn##_convert__##isa},
+#define KEY(st, dt) ((int)(st)*16 + (int)(dt))
+#define ENTRY(sn, st, dn, dt, isa, level)                \
+  {#sn "_to_" #dn "_convert__" #isa, level, KEY(st, dt), \
+   (void (*)(void))sn##_to_##dn##_convert__##isa},
 #if defined(__x86_64__)
-#define X86(sn, st, dn, dt)                                                               \
-  ENTRY(sn, st, dn, dt, avx512bf16, NKL_ISA_AVX512BF16)                                   \
+#define X86(sn, st, dn, dt)                             \
+  ENTRY(sn, st, dn, dt, avx512bf16, NKL_ISA_AVX512BF16) \
   ENTRY(sn, st, dn, dt, avx512, NKL_ISA_AVX512) ENTRY(sn, st, dn, dt, avx2, NKL_ISA_AVX2)
 #else
 #define X86(sn, st, dn, dt)
@@ -52,7 +55,8 @@ nkl_status nkl_convert(const nkl_tensor *src, nkl_tensor *dst) {
     return nkl__fail(NKL_ERR_ALIAS, "convert: src and dst overlap");
   const int64_t n = nkl__numel(src);
   if (src->dtype == dst->dtype) {
-    if (src->data != dst->data) memmove(dst->data, src->data, (size_t)n * nkl_dtype_size(src->dtype));
+    if (src->data != dst->data)
+      memmove(dst->data, src->data, (size_t)n * nkl_dtype_size(src->dtype));
     nkl__ran_kernel("convert", "memmove");
     return NKL_OK;
   }

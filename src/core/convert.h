@@ -12,18 +12,18 @@ typedef struct convert_args {
 } convert_args;
 
 /* Every (source, destination) pair between distinct float storage types. */
-#define NKL_CONVERT_PAIRS(X)                                                              \
-  X(f32, NKL_F32, f16, NKL_F16)                                                           \
-  X(f32, NKL_F32, bf16, NKL_BF16)                                                         \
-  X(f32, NKL_F32, fp8e4m3, NKL_FP8_E4M3)                                                  \
-  X(f16, NKL_F16, f32, NKL_F32)                                                           \
-  X(f16, NKL_F16, bf16, NKL_BF16)                                                         \
-  X(f16, NKL_F16, fp8e4m3, NKL_FP8_E4M3)                                                  \
-  X(bf16, NKL_BF16, f32, NKL_F32)                                                         \
-  X(bf16, NKL_BF16, f16, NKL_F16)                                                         \
-  X(bf16, NKL_BF16, fp8e4m3, NKL_FP8_E4M3)                                                \
-  X(fp8e4m3, NKL_FP8_E4M3, f32, NKL_F32)                                                  \
-  X(fp8e4m3, NKL_FP8_E4M3, f16, NKL_F16)                                                  \
+#define NKL_CONVERT_PAIRS(X)               \
+  X(f32, NKL_F32, f16, NKL_F16)            \
+  X(f32, NKL_F32, bf16, NKL_BF16)          \
+  X(f32, NKL_F32, fp8e4m3, NKL_FP8_E4M3)   \
+  X(f16, NKL_F16, f32, NKL_F32)            \
+  X(f16, NKL_F16, bf16, NKL_BF16)          \
+  X(f16, NKL_F16, fp8e4m3, NKL_FP8_E4M3)   \
+  X(bf16, NKL_BF16, f32, NKL_F32)          \
+  X(bf16, NKL_BF16, f16, NKL_F16)          \
+  X(bf16, NKL_BF16, fp8e4m3, NKL_FP8_E4M3) \
+  X(fp8e4m3, NKL_FP8_E4M3, f32, NKL_F32)   \
+  X(fp8e4m3, NKL_FP8_E4M3, f16, NKL_F16)   \
   X(fp8e4m3, NKL_FP8_E4M3, bf16, NKL_BF16)
 
 #endif

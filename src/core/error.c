@@ -40,18 +40,18 @@ NKL_ENTRY_TEXT void nkl__ran_kernel(const char *op, const char *kernel) {
 
 const char *nkl_status_name(nkl_status status) {
   switch (status) {
-  case NKL_OK: return "ok";
-  case NKL_ERR_NULL_POINTER: return "null pointer";
-  case NKL_ERR_BAD_DTYPE: return "bad dtype";
-  case NKL_ERR_BAD_RANK: return "bad rank";
-  case NKL_ERR_BAD_SHAPE: return "bad shape";
-  case NKL_ERR_BAD_STRIDE: return "bad stride";
-  case NKL_ERR_OVERFLOW: return "size overflow";
-  case NKL_ERR_BAD_PARAM: return "bad parameter";
-  case NKL_ERR_UNSUPPORTED: return "unsupported";
-  case NKL_ERR_ALLOC: return "out of memory";
-  case NKL_ERR_ALIAS: return "aliased buffers";
-  case NKL_ERR_INTERNAL: return "internal error";
+    case NKL_OK: return "ok";
+    case NKL_ERR_NULL_POINTER: return "null pointer";
+    case NKL_ERR_BAD_DTYPE: return "bad dtype";
+    case NKL_ERR_BAD_RANK: return "bad rank";
+    case NKL_ERR_BAD_SHAPE: return "bad shape";
+    case NKL_ERR_BAD_STRIDE: return "bad stride";
+    case NKL_ERR_OVERFLOW: return "size overflow";
+    case NKL_ERR_BAD_PARAM: return "bad parameter";
+    case NKL_ERR_UNSUPPORTED: return "unsupported";
+    case NKL_ERR_ALLOC: return "out of memory";
+    case NKL_ERR_ALIAS: return "aliased buffers";
+    case NKL_ERR_INTERNAL: return "internal error";
   }
   return "unknown status";
 }

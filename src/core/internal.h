@@ -40,8 +40,7 @@ void nkl__prefetch_bytes(const void *p, size_t bytes);
 /* ---- errors (error.c) ---------------------------------------------------------------- */
 
 /* Records a formatted message for nkl_last_error() and returns status. */
-nkl_status nkl__fail(nkl_status status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+nkl_status nkl__fail(nkl_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Clears the message at the start of a call. */
 void nkl__clear_error(void);
 /* Records the kernel that ran (for nkl_last_kernel and NKL_VERBOSE). */

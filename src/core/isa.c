@@ -78,8 +78,7 @@ NKL_ENTRY_TEXT nkl_isa nkl_cpu_isa(void) {
     if (env && *env) {
       int cap = nkl_isa_parse(env);
       if (cap < 0)
-        fprintf(stderr, "nkl: ignoring NKL_MAX_ISA=%s (use scalar|avx2|avx512|avx512bf16)\n",
-                env);
+        fprintf(stderr, "nkl: ignoring NKL_MAX_ISA=%s (use scalar|avx2|avx512|avx512bf16)\n", env);
       else if (cap < v)
         v = cap;
     }

@@ -4,8 +4,7 @@
 #include "internal.h"
 
 static const size_t kSizes[NKL_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4};
-static const char *const kNames[NKL_DTYPE_COUNT] = {"f32", "f16", "bf16", "fp8e4m3", "i8",
-                                                    "i32"};
+static const char *const kNames[NKL_DTYPE_COUNT] = {"f32", "f16", "bf16", "fp8e4m3", "i8", "i32"};
 
 NKL_ENTRY_TEXT size_t nkl_dtype_size(nkl_dtype dtype) {
   return (dtype >= 0 && dtype < NKL_DTYPE_COUNT) ? kSizes[dtype] : 0;
@@ -110,8 +109,8 @@ NKL_ENTRY_TEXT nkl_status nkl__as_rows(const nkl_tensor *t, const char *what, in
     return nkl__fail(NKL_ERR_BAD_RANK, "%s must have rank >= 1 (got %d)", what, t->rank);
   const int last = t->rank - 1;
   if (t->shape[last] != 1 && t->strides[last] != 1)
-    return nkl__fail(NKL_ERR_BAD_STRIDE, "%s last dimension must be contiguous (stride %lld)",
-                     what, (long long)t->strides[last]);
+    return nkl__fail(NKL_ERR_BAD_STRIDE, "%s last dimension must be contiguous (stride %lld)", what,
+                     (long long)t->strides[last]);
   int64_t m = 1, rs = t->shape[last];
   /* Leading dims must nest: stride[i] == stride[i+1] * shape[i+1] (size-1 dims are free). */
   int inner = -1; /* innermost leading dim with extent > 1 */
@@ -125,8 +124,8 @@ NKL_ENTRY_TEXT nkl_status nkl__as_rows(const nkl_tensor *t, const char *what, in
     m *= t->shape[i];
   }
   if (m > 1 && rs < t->shape[last])
-    return nkl__fail(NKL_ERR_BAD_STRIDE, "%s row stride %lld is smaller than the row (%lld)",
-                     what, (long long)rs, (long long)t->shape[last]);
+    return nkl__fail(NKL_ERR_BAD_STRIDE, "%s row stride %lld is smaller than the row (%lld)", what,
+                     (long long)rs, (long long)t->shape[last]);
   *rows = m;
   *cols = t->shape[last];
   *row_stride = rs;

@@ -64,7 +64,8 @@ int64_t nkl__llc_bytes(void) {
   if (f) {
     long k;
     char unit = 'K';
-    if (fscanf(f, "%ld%c", &k, &unit) >= 1 && k > 0) v = (int64_t)k * (unit == 'M' ? 1048576 : 1024);
+    if (fscanf(f, "%ld%c", &k, &unit) >= 1 && k > 0)
+      v = (int64_t)k * (unit == 'M' ? 1048576 : 1024);
     fclose(f);
   }
   atomic_store(&cached, v);

@@ -33,11 +33,11 @@ double nkl_denorm_min(nkl_dtype dt);
  * otherwise |got - ref| <= tol. Records the worst element by err/tol. */
 typedef struct nkl_cmp {
   int64_t checked, bad;
-  double max_err;    /* largest |got - ref| over finite pairs */
-  double max_ratio;  /* largest |got - ref| / tol */
-  double worst_tol;  /* the tolerance at the worst element */
-  int64_t worst;     /* index of the worst element (-1: none, or a statistic) */
-  bool has_worst;    /* a worst element has been recorded */
+  double max_err;   /* largest |got - ref| over finite pairs */
+  double max_ratio; /* largest |got - ref| / tol */
+  double worst_tol; /* the tolerance at the worst element */
+  int64_t worst;    /* index of the worst element (-1: none, or a statistic) */
+  bool has_worst;   /* a worst element has been recorded */
   double worst_got, worst_ref;
 } nkl_cmp;
 
@@ -63,11 +63,9 @@ double rownorm_tolerance(nkl_dtype out, int64_t n, double ref, double xhat_scale
 /* ---- row-norm variants (rownorm_ext.c) ----------------------------------------------- */
 
 /* y = x * rsqrt(mean(x^2) + eps) * (1 + w); returns rstd. */
-double oracle_gemma_rmsnorm_row(const double *x, int64_t n, const double *w, double eps,
-                                double *y);
+double oracle_gemma_rmsnorm_row(const double *x, int64_t n, const double *w, double eps, double *y);
 /* r = x + res rounded to the storage type dt. */
-void oracle_fused_add_row(const double *x, const double *res, int64_t n, nkl_dtype dt,
-                          double *r);
+void oracle_fused_add_row(const double *x, const double *res, int64_t n, nkl_dtype dt, double *r);
 /* Independent e4m3 encoder (nearest of the finite codes, ties to even, saturating at 448,
  * NaN -> 0x7F with the sign) and decoder. */
 uint8_t oracle_e4m3_encode(double v);
@@ -89,8 +87,8 @@ double oracle_weightnorm_row(const double *v, int64_t n, double g, double *out);
  * forward's mean and rstd: writes dx, adds dy * z to dw[] and dy to db[] (each may be
  * NULL), and, if tol_scale is not NULL, the magnitude of dx's rounded terms per element. */
 void oracle_rownorm_bwd_row(const double *x, const double *dy, const double *w, int64_t n,
-                            double mean, double rstd, bool ln, double *dx, double *dw,
-                            double *db, double *tol_scale);
+                            double mean, double rstd, bool ln, double *dx, double *dw, double *db,
+                            double *tol_scale);
 
 /* ---- L1 / L2 norms (lpnorm.c) --------------------------------------------------------- */
 
@@ -115,16 +113,17 @@ double oracle_spectral_power_iter(const void *w, nkl_dtype dt, int64_t O, int64_
 /* One pooling problem over up to three spatial axes (unused leading axes: in = out = k = s =
  * d = 1, p = 0), PyTorch semantics. */
 typedef struct oracle_pool {
-  int nsp;                  /* 1, 2 or 3 spatial axes, stored in [0, nsp) */
+  int nsp; /* 1, 2 or 3 spatial axes, stored in [0, nsp) */
   bool avg, adaptive;
-  int64_t in[3], out[3];    /* out: from oracle_pool_out_size, or chosen (adaptive) */
+  int64_t in[3], out[3]; /* out: from oracle_pool_out_size, or chosen (adaptive) */
   int64_t k[3], s[3], p[3], d[3];
   bool ceil_mode, count_include_pad;
   int64_t divisor_override; /* 0: none */
 } oracle_pool;
 
 /* PyTorch's pooling_output_shape (may return < 1 for an input that is too small). */
-int64_t oracle_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode);
+int64_t oracle_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
+                             bool ceil_mode);
 /* One (n, c) plane: x holds prod(in) values, y gets prod(out); mag (optional) gets, per
  * output, sum|x| over the window / divisor (avg) for the tolerance. */
 void oracle_pool_plane(const oracle_pool *q, const double *x, double *y, double *mag);
@@ -144,7 +143,7 @@ void oracle_topk_row(const float *x, int64_t stride, int64_t s_kv, int64_t start
  * that would rank before the last selected one. mark: s_kv zeroed bytes (left zeroed).
  * Returns true if correct, else false with a message. */
 bool oracle_topk_verify_row(const float *x, int64_t stride, int64_t s_kv, int64_t start,
-                            int64_t end, int64_t k, const int32_t *got, uint8_t *mark,
-                            char *msg, size_t len);
+                            int64_t end, int64_t k, const int32_t *got, uint8_t *mark, char *msg,
+                            size_t len);
 
 #endif

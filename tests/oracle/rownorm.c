@@ -19,8 +19,7 @@ double oracle_layernorm_row(const double *x, int64_t n, const double *w, const d
   double v = 0.0;
   for (int64_t i = 0; i < n; i++) v += (x[i] - mean) * (x[i] - mean);
   const double rstd = 1.0 / sqrt(v / (double)n + eps);
-  for (int64_t i = 0; i < n; i++)
-    y[i] = (x[i] - mean) * rstd * (w ? w[i] : 1.0) + (b ? b[i] : 0.0);
+  for (int64_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * (w ? w[i] : 1.0) + (b ? b[i] : 0.0);
   *mean_out = mean;
   return rstd;
 }

@@ -5,25 +5,25 @@
 
 double nkl_get(const void *p, nkl_dtype dt, int64_t i) {
   switch (dt) {
-  case NKL_F32: return ((const float *)p)[i];
-  case NKL_F16: return nkl_f16_to_f32(((const uint16_t *)p)[i]);
-  case NKL_BF16: return nkl_bf16_to_f32(((const uint16_t *)p)[i]);
-  case NKL_FP8_E4M3: return nkl_fp8e4m3_to_f32(((const uint8_t *)p)[i]);
-  case NKL_I8: return ((const int8_t *)p)[i];
-  case NKL_I32: return ((const int32_t *)p)[i];
-  default: return NAN;
+    case NKL_F32: return ((const float *)p)[i];
+    case NKL_F16: return nkl_f16_to_f32(((const uint16_t *)p)[i]);
+    case NKL_BF16: return nkl_bf16_to_f32(((const uint16_t *)p)[i]);
+    case NKL_FP8_E4M3: return nkl_fp8e4m3_to_f32(((const uint8_t *)p)[i]);
+    case NKL_I8: return ((const int8_t *)p)[i];
+    case NKL_I32: return ((const int32_t *)p)[i];
+    default: return NAN;
   }
 }
 
 void nkl_set(void *p, nkl_dtype dt, int64_t i, double v) {
   switch (dt) {
-  case NKL_F32: ((float *)p)[i] = (float)v; break;
-  case NKL_F16: ((uint16_t *)p)[i] = nkl_f32_to_f16((float)v); break;
-  case NKL_BF16: ((uint16_t *)p)[i] = nkl_f32_to_bf16((float)v); break;
-  case NKL_FP8_E4M3: ((uint8_t *)p)[i] = nkl_f32_to_fp8e4m3((float)v); break;
-  case NKL_I8: ((int8_t *)p)[i] = (int8_t)v; break;
-  case NKL_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-  default: break;
+    case NKL_F32: ((float *)p)[i] = (float)v; break;
+    case NKL_F16: ((uint16_t *)p)[i] = nkl_f32_to_f16((float)v); break;
+    case NKL_BF16: ((uint16_t *)p)[i] = nkl_f32_to_bf16((float)v); break;
+    case NKL_FP8_E4M3: ((uint8_t *)p)[i] = nkl_f32_to_fp8e4m3((float)v); break;
+    case NKL_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case NKL_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+    default: break;
   }
 }
 
@@ -52,21 +52,21 @@ void nkl_fill_uniform(void *p, nkl_dtype dt, int64_t n, uint64_t seed, double lo
 
 double nkl_unit_roundoff(nkl_dtype dt) {
   switch (dt) {
-  case NKL_F32: return 0x1p-24;
-  case NKL_F16: return 0x1p-11;
-  case NKL_BF16: return 0x1p-8;
-  case NKL_FP8_E4M3: return 0x1p-4;
-  default: return 0.0;
+    case NKL_F32: return 0x1p-24;
+    case NKL_F16: return 0x1p-11;
+    case NKL_BF16: return 0x1p-8;
+    case NKL_FP8_E4M3: return 0x1p-4;
+    default: return 0.0;
   }
 }
 
 double nkl_denorm_min(nkl_dtype dt) {
   switch (dt) {
-  case NKL_F32: return 0x1p-149;
-  case NKL_F16: return 0x1p-24;
-  case NKL_BF16: return 0x1p-133;
-  case NKL_FP8_E4M3: return 0x1p-9;
-  default: return 0.0;
+    case NKL_F32: return 0x1p-149;
+    case NKL_F16: return 0x1p-24;
+    case NKL_BF16: return 0x1p-133;
+    case NKL_FP8_E4M3: return 0x1p-9;
+    default: return 0.0;
   }
 }
 

@@ -169,15 +169,15 @@ static void rx_counts(const rx_case *c, case_info *info) {
   const double e = (double)nkl_dtype_size(c->dt), mn = (double)(c->m * c->n), n = (double)c->n,
                m = (double)c->m;
   switch (c->kind) {
-  case RX_GEMMA: info->flops = 5 * mn, info->bytes = (2 * mn + n) * e; break;
-  case RX_FADD_RMS: info->flops = 5 * mn, info->bytes = (4 * mn + n) * e; break;
-  case RX_FADD_LN: info->flops = 6 * mn, info->bytes = (4 * mn + 2 * n) * e; break;
-  case RX_ADALN: info->flops = 5 * mn, info->bytes = 4 * mn * e; break;
-  case RX_QK: info->flops = 8 * mn, info->bytes = (4 * mn + 2 * n) * e; break;
-  case RX_GROUP: info->flops = 4 * mn, info->bytes = 3 * mn * e + 4 * m; break;
-  case RX_RMSQ: info->flops = 7 * mn, info->bytes = (mn + n) * e + mn + 4 * m; break;
-  case RX_LNQ: info->flops = 8 * mn, info->bytes = (mn + 2 * n) * e + mn + 4 * m; break;
-  case RX_WN: info->flops = 4 * mn, info->bytes = (2 * mn + m) * e + 4 * m; break;
+    case RX_GEMMA: info->flops = 5 * mn, info->bytes = (2 * mn + n) * e; break;
+    case RX_FADD_RMS: info->flops = 5 * mn, info->bytes = (4 * mn + n) * e; break;
+    case RX_FADD_LN: info->flops = 6 * mn, info->bytes = (4 * mn + 2 * n) * e; break;
+    case RX_ADALN: info->flops = 5 * mn, info->bytes = 4 * mn * e; break;
+    case RX_QK: info->flops = 8 * mn, info->bytes = (4 * mn + 2 * n) * e; break;
+    case RX_GROUP: info->flops = 4 * mn, info->bytes = 3 * mn * e + 4 * m; break;
+    case RX_RMSQ: info->flops = 7 * mn, info->bytes = (mn + n) * e + mn + 4 * m; break;
+    case RX_LNQ: info->flops = 8 * mn, info->bytes = (mn + 2 * n) * e + mn + 4 * m; break;
+    case RX_WN: info->flops = 4 * mn, info->bytes = (2 * mn + m) * e + 4 * m; break;
   }
 }
 
@@ -287,18 +287,18 @@ RX_CREATE(wn_create, RX_WN)
 static nkl_status rx_run(void *p) {
   rx_case *c = p;
   switch (c->kind) {
-  case RX_GEMMA: return nkl_gemma_rmsnorm_fwd(c->x, c->w, c->eps, c->y, c->rstd);
-  case RX_FADD_RMS:
-    return nkl_fused_add_rmsnorm_fwd(c->x, c->res, c->w, c->eps, c->y, c->ro, c->rstd);
-  case RX_FADD_LN:
-    return nkl_fused_add_layernorm_fwd(c->x, c->res, c->w, c->b, c->eps, c->y, c->ro, c->mean,
-                                       c->rstd);
-  case RX_ADALN: return nkl_adalayernorm_fwd(c->x, c->w, c->b, c->eps, c->y, c->mean, c->rstd);
-  case RX_QK: return nkl_qknorm_fwd(c->x, c->k, c->w, c->kw, c->eps, c->y, c->ky);
-  case RX_GROUP: return nkl_group_rmsnorm_fwd(c->x, c->w, c->eps, c->y, c->rstd);
-  case RX_RMSQ: return nkl_rmsnorm_quant_fwd(c->x, c->w, c->eps, 1e-12f, c->y, c->scale);
-  case RX_LNQ: return nkl_layernorm_quant_fwd(c->x, c->w, c->b, c->eps, 1e-12f, c->y, c->scale);
-  case RX_WN: return nkl_weightnorm_fwd(c->x, c->g, c->y, c->rstd);
+    case RX_GEMMA: return nkl_gemma_rmsnorm_fwd(c->x, c->w, c->eps, c->y, c->rstd);
+    case RX_FADD_RMS:
+      return nkl_fused_add_rmsnorm_fwd(c->x, c->res, c->w, c->eps, c->y, c->ro, c->rstd);
+    case RX_FADD_LN:
+      return nkl_fused_add_layernorm_fwd(c->x, c->res, c->w, c->b, c->eps, c->y, c->ro, c->mean,
+                                         c->rstd);
+    case RX_ADALN: return nkl_adalayernorm_fwd(c->x, c->w, c->b, c->eps, c->y, c->mean, c->rstd);
+    case RX_QK: return nkl_qknorm_fwd(c->x, c->k, c->w, c->kw, c->eps, c->y, c->ky);
+    case RX_GROUP: return nkl_group_rmsnorm_fwd(c->x, c->w, c->eps, c->y, c->rstd);
+    case RX_RMSQ: return nkl_rmsnorm_quant_fwd(c->x, c->w, c->eps, 1e-12f, c->y, c->scale);
+    case RX_LNQ: return nkl_layernorm_quant_fwd(c->x, c->w, c->b, c->eps, 1e-12f, c->y, c->scale);
+    case RX_WN: return nkl_weightnorm_fwd(c->x, c->g, c->y, c->rstd);
   }
   return NKL_ERR_INTERNAL;
 }

@@ -108,9 +108,9 @@ fail:
   return NULL;
 }
 
-#define CREATE(name, kind, nsp)                                                                    \
-  static void *name(nkl_desc *d, case_info *info, char *err, size_t el) {                          \
-    return pk_create(d, info, kind, nsp, err, el);                                                 \
+#define CREATE(name, kind, nsp)                                           \
+  static void *name(nkl_desc *d, case_info *info, char *err, size_t el) { \
+    return pk_create(d, info, kind, nsp, err, el);                        \
   }
 CREATE(max1_create, PK_MAX, 1)
 CREATE(max2_create, PK_MAX, 2)
@@ -124,16 +124,16 @@ CREATE(aavg_create, PK_AAVG, 2)
 static nkl_status pk_run(void *p) {
   pk_case *c = p;
   switch (c->kind) {
-  case PK_MAX:
-    return c->nsp == 1   ? nkl_maxpool1d_fwd(c->x, &c->p, c->y)
-           : c->nsp == 2 ? nkl_maxpool2d_fwd(c->x, &c->p, c->y)
-                         : nkl_maxpool3d_fwd(c->x, &c->p, c->y);
-  case PK_AVG:
-    return c->nsp == 1   ? nkl_avgpool1d_fwd(c->x, &c->p, c->y)
-           : c->nsp == 2 ? nkl_avgpool2d_fwd(c->x, &c->p, c->y)
-                         : nkl_avgpool3d_fwd(c->x, &c->p, c->y);
-  case PK_AMAX: return nkl_adaptive_maxpool2d_fwd(c->x, c->y);
-  default: return nkl_adaptive_avgpool2d_fwd(c->x, c->y);
+    case PK_MAX:
+      return c->nsp == 1   ? nkl_maxpool1d_fwd(c->x, &c->p, c->y)
+             : c->nsp == 2 ? nkl_maxpool2d_fwd(c->x, &c->p, c->y)
+                           : nkl_maxpool3d_fwd(c->x, &c->p, c->y);
+    case PK_AVG:
+      return c->nsp == 1   ? nkl_avgpool1d_fwd(c->x, &c->p, c->y)
+             : c->nsp == 2 ? nkl_avgpool2d_fwd(c->x, &c->p, c->y)
+                           : nkl_avgpool3d_fwd(c->x, &c->p, c->y);
+    case PK_AMAX: return nkl_adaptive_maxpool2d_fwd(c->x, c->y);
+    default: return nkl_adaptive_avgpool2d_fwd(c->x, c->y);
   }
 }
 

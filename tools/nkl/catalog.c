@@ -94,7 +94,8 @@ int catalog_load(catalog *c, char *err, size_t el) {
         return -1;
       }
       snprintf(w.op, sizeof w.op, "%s", d.op);
-      snprintf(w.dtype, sizeof w.dtype, "%s", d.dtype >= 0 ? nkl_dtype_name((nkl_dtype)d.dtype) : "");
+      snprintf(w.dtype, sizeof w.dtype, "%s",
+               d.dtype >= 0 ? nkl_dtype_name((nkl_dtype)d.dtype) : "");
       snprintf(w.label, sizeof w.label, "%s", d.label);
       snprintf(w.descriptor, sizeof w.descriptor, "%s", sp);
       if (add(c, &cap, &w) < 0) {
@@ -137,7 +138,8 @@ int catalog_select(const catalog *c, const selection *s, workload **out, char *e
     snprintf(w->family, sizeof w->family, "%s", catalog_family(c, d.op));
     snprintf(w->op, sizeof w->op, "%s", d.op);
     snprintf(w->id, sizeof w->id, "desc");
-    snprintf(w->dtype, sizeof w->dtype, "%s", d.dtype >= 0 ? nkl_dtype_name((nkl_dtype)d.dtype) : "");
+    snprintf(w->dtype, sizeof w->dtype, "%s",
+             d.dtype >= 0 ? nkl_dtype_name((nkl_dtype)d.dtype) : "");
     snprintf(w->label, sizeof w->label, "%s", d.label);
     desc_format(&d, w->descriptor, sizeof w->descriptor);
     if (!w->family[0]) {

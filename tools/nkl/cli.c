@@ -22,8 +22,7 @@ static int positive_int(const char *cmd, const char *opt, const char *v, int *ou
   return 0;
 }
 
-int cli_parse(int argc, char **argv, int first, const char *cmd, const char *allowed,
-              cli_opts *o) {
+int cli_parse(int argc, char **argv, int first, const char *cmd, const char *allowed, cli_opts *o) {
   memset(o, 0, sizeof *o);
   o->samples = 30;
   o->warmup = 10;
@@ -38,10 +37,13 @@ int cli_parse(int argc, char **argv, int first, const char *cmd, const char *all
       return -1;
     }
     const char *name = a + 2;
-    const bool is_flag = strcmp(name, "warm") == 0 || (strcmp(name, "json") == 0 && strcmp(cmd, "list") == 0);
+    const bool is_flag =
+        strcmp(name, "warm") == 0 || (strcmp(name, "json") == 0 && strcmp(cmd, "list") == 0);
     if (is_flag) {
-      if (strcmp(name, "warm") == 0) o->warm = true;
-      else o->json_flag = true;
+      if (strcmp(name, "warm") == 0)
+        o->warm = true;
+      else
+        o->json_flag = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -49,11 +51,16 @@ int cli_parse(int argc, char **argv, int first, const char *cmd, const char *all
       return -1;
     }
     const char *v = argv[++i];
-    if (strcmp(name, "op") == 0) o->sel.op = v;
-    else if (strcmp(name, "family") == 0) o->sel.family = v;
-    else if (strcmp(name, "id") == 0) o->sel.id = v;
-    else if (strcmp(name, "desc") == 0) o->sel.desc = v;
-    else if (strcmp(name, "json") == 0) o->json = v;
+    if (strcmp(name, "op") == 0)
+      o->sel.op = v;
+    else if (strcmp(name, "family") == 0)
+      o->sel.family = v;
+    else if (strcmp(name, "id") == 0)
+      o->sel.id = v;
+    else if (strcmp(name, "desc") == 0)
+      o->sel.desc = v;
+    else if (strcmp(name, "json") == 0)
+      o->json = v;
     else if (strcmp(name, "threads") == 0) {
       if (positive_int(cmd, a, v, &o->threads) < 0) return -1;
     } else if (strcmp(name, "samples") == 0) {
@@ -64,7 +71,8 @@ int cli_parse(int argc, char **argv, int first, const char *cmd, const char *all
     }
   }
   if (o->sel.desc && (o->sel.op || o->sel.family || o->sel.id)) {
-    fprintf(stderr, "nkl %s: --desc names one workload; do not combine it with --op/--family/--id\n", cmd);
+    fprintf(stderr,
+            "nkl %s: --desc names one workload; do not combine it with --op/--family/--id\n", cmd);
     return -1;
   }
   return 0;

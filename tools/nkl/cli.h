@@ -19,8 +19,7 @@ typedef struct cli_opts {
 
 /* Parses argv[first..]. Returns 0, or -1 after printing a one-line error. `allowed` lists
  * the options this subcommand takes, e.g. "op family id desc json threads". */
-int cli_parse(int argc, char **argv, int first, const char *cmd, const char *allowed,
-              cli_opts *o);
+int cli_parse(int argc, char **argv, int first, const char *cmd, const char *allowed, cli_opts *o);
 
 int cmd_list(int argc, char **argv);
 int cmd_check(int argc, char **argv);

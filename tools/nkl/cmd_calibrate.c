@@ -58,9 +58,12 @@ static double peak_run(peak_kind k, int threads, int64_t iters, bool avx512) {
 #pragma omp parallel num_threads(threads)
   {
     double v = 0;
-    if (k == PK_F32) v = avx512 ? calib_fma_f32_avx512(iters) : calib_fma_f32_avx2(iters);
-    else if (k == PK_BF16) v = calib_dpbf16_avx512bf16(iters);
-    else v = calib_dpbusd_avx512bf16(iters);
+    if (k == PK_F32)
+      v = avx512 ? calib_fma_f32_avx512(iters) : calib_fma_f32_avx2(iters);
+    else if (k == PK_BF16)
+      v = calib_dpbf16_avx512bf16(iters);
+    else
+      v = calib_dpbusd_avx512bf16(iters);
 #pragma omp atomic
     sink += v;
   }
@@ -124,11 +127,10 @@ static void cpu_model(char *out, size_t len) {
 }
 
 static cJSON *isa_flags(void) {
-  static const char *const kWanted[] = {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f",
-                                        "avx512dq", "avx512cd", "avx512bw", "avx512vl",
-                                        "avx512_bf16", "avx512_vnni", "avx512_fp16",
-                                        "avx512_vbmi", "avx_vnni", "amx_tile", "amx_bf16",
-                                        "amx_int8"};
+  static const char *const kWanted[] = {
+      "sse4_2",      "avx",         "avx2",     "fma",      "f16c",        "avx512f",
+      "avx512dq",    "avx512cd",    "avx512bw", "avx512vl", "avx512_bf16", "avx512_vnni",
+      "avx512_fp16", "avx512_vbmi", "avx_vnni", "amx_tile", "amx_bf16",    "amx_int8"};
   cJSON *arr = cJSON_CreateArray();
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (!f) return arr;
@@ -256,11 +258,13 @@ int cmd_calibrate(int argc, char **argv) {
     const double i8 = peak(PK_INT8, threads, true, runs, 7);
     cJSON_AddNumberToObject(peaks, "int8_gops", i8);
     cJSON_AddItemToObject(peaks, "int8_runs", cJSON_CreateDoubleArray(runs, 7));
-    fprintf(stderr, "calibrate: bf16 vdpbf16ps peak %.1f GFLOP/s, int8 vpdpbusd peak %.1f GOP/s\n", b, i8);
+    fprintf(stderr, "calibrate: bf16 vdpbf16ps peak %.1f GFLOP/s, int8 vpdpbusd peak %.1f GOP/s\n",
+            b, i8);
   } else {
     cJSON_AddNullToObject(peaks, "bf16_gflops");
     cJSON_AddNullToObject(peaks, "int8_gops");
-    cJSON_AddStringToObject(peaks, "note", "no AVX-512 BF16/VNNI: bf16 and int8 peaks not measured");
+    cJSON_AddStringToObject(peaks, "note",
+                            "no AVX-512 BF16/VNNI: bf16 and int8 peaks not measured");
   }
 
   char *s = cJSON_Print(doc);
@@ -277,7 +281,8 @@ int cmd_calibrate(int argc, char **argv) {
            nkl_isa_name(isa), ghz, llc >> 20);
     printf("dram bandwidth (triad): %.1f GB/s\n", bw);
     printf("peak f32 fma: %.1f GFLOP/s\n", f32);
-    cJSON *b = cJSON_GetObjectItem(peaks, "bf16_gflops"), *i8 = cJSON_GetObjectItem(peaks, "int8_gops");
+    cJSON *b = cJSON_GetObjectItem(peaks, "bf16_gflops"),
+          *i8 = cJSON_GetObjectItem(peaks, "int8_gops");
     if (cJSON_IsNumber(b)) printf("peak bf16 dot: %.1f GFLOP/s\n", b->valuedouble);
     if (cJSON_IsNumber(i8)) printf("peak int8 dot: %.1f GOP/s\n", i8->valuedouble);
     printf("written: %s\n", path);

@@ -73,8 +73,8 @@ int cmd_check(int argc, char **argv) {
              res.cmp.max_ratio, res.note, kernel);
       passed++;
     } else {
-      printf("FAIL  %-52s %lld of %lld wrong; worst #%lld got %.9g want %.9g tol %.3g  %s\n",
-             name, (long long)res.cmp.bad, (long long)res.cmp.checked, (long long)res.cmp.worst,
+      printf("FAIL  %-52s %lld of %lld wrong; worst #%lld got %.9g want %.9g tol %.3g  %s\n", name,
+             (long long)res.cmp.bad, (long long)res.cmp.checked, (long long)res.cmp.worst,
              res.cmp.worst_got, res.cmp.worst_ref, res.cmp.worst_tol, res.note);
       failed++;
     }

@@ -42,7 +42,8 @@ int cmd_report(int argc, char **argv) {
   }
   char script[PATH_MAX];
   const char *env = getenv("NKL_REPORT_SCRIPT");
-  snprintf(script, sizeof script, "%s", env && *env ? env : NKL_SOURCE_DIR "/tools/report/report.py");
+  snprintf(script, sizeof script, "%s",
+           env && *env ? env : NKL_SOURCE_DIR "/tools/report/report.py");
   if (access(script, R_OK) != 0) {
     fprintf(stderr, "nkl report: cannot find %s\n", script);
     return EXIT_USAGE;

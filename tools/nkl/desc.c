@@ -59,11 +59,18 @@ int desc_parse(const char *s, nkl_desc *d, char *err, size_t el) {
       for (;;) {
         while (*p == ' ') p++;
         if (kv.nints == DESC_MAX_LIST) return fail(err, el, s, p, "list too long");
-        if (parse_int(&p, &kv.ints[kv.nints]) < 0) return fail(err, el, s, p, "expected an integer");
+        if (parse_int(&p, &kv.ints[kv.nints]) < 0)
+          return fail(err, el, s, p, "expected an integer");
         kv.nints++;
         while (*p == ' ') p++;
-        if (*p == ',') { p++; continue; }
-        if (*p == ']') { p++; break; }
+        if (*p == ',') {
+          p++;
+          continue;
+        }
+        if (*p == ']') {
+          p++;
+          break;
+        }
         return fail(err, el, s, p, "expected ',' or ']'");
       }
     } else {

@@ -28,7 +28,9 @@ static int cmd_info(int argc, char **argv) {
   cli_opts o;
   if (cli_parse(argc, argv, 2, "info", "", &o) < 0) return EXIT_USAGE;
   if (o.help) {
-    printf("usage: nkl info\n  Prints the CPU's ISA level, the one in use, threads and the catalog.\n");
+    printf(
+        "usage: nkl info\n  Prints the CPU's ISA level, the one in use, threads and the "
+        "catalog.\n");
     return 0;
   }
   catalog c;

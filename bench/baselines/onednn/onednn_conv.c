@@ -7,8 +7,8 @@
 #include "inputs.h"
 #include "onednn_internal.h"
 
-static void md_of(dnnl_memory_desc_t *md, int rank, const int64_t *dims, dnnl_data_type_t dt, bool any,
-                  dnnl_format_tag_t plain) {
+static void md_of(dnnl_memory_desc_t *md, int rank, const int64_t *dims, dnnl_data_type_t dt,
+                  bool any, dnnl_format_tag_t plain) {
   dnnl_dims_t dd;
   for (int i = 0; i < rank; i++) dd[i] = dims[i];
   dnnl_memory_desc_init_by_tag(md, rank, dd, dt, any ? dnnl_format_tag_any : plain);
@@ -29,7 +29,8 @@ int dn_conv(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   case_info *info = row->info;
   const nkl_dtype dt = (nkl_dtype)row->desc.dtype;
   const dnnl_data_type_t ddt = dn_dtype(dt);
-  if (ddt == dnnl_data_type_undef) return fail(why, len, "unsupported dtype (no fp8 in oneDNN 2.6)");
+  if (ddt == dnnl_data_type_undef)
+    return fail(why, len, "unsupported dtype (no fp8 in oneDNN 2.6)");
   const int r = 2 + g.nd;
   const bool transpose = g.kind == BL_CONV_TRANSPOSE;
   /* oneDNN's view: src [N, IC, in], weights [(G,) OC/G, IC/G, k], dst [N, OC, out]. For the
@@ -67,15 +68,18 @@ int dn_conv(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   const bool has_bias = g.bias && (g.kind == BL_CONV_FWD || transpose);
   if (transpose) {
     dnnl_deconvolution_desc_t dd;
-    if (dnnl_dilated_deconvolution_forward_desc_init(&dd, dnnl_forward_inference, dnnl_deconvolution_direct, &src_p, &w_p,
-                                                     has_bias ? &b_p : NULL, &dst_p, st, dl, pl, pr) != dnnl_success)
+    if (dnnl_dilated_deconvolution_forward_desc_init(
+            &dd, dnnl_forward_inference, dnnl_deconvolution_direct, &src_p, &w_p,
+            has_bias ? &b_p : NULL, &dst_p, st, dl, pl, pr) != dnnl_success)
       return fail(why, len, "deconvolution descriptor rejected (unsupported)");
     if (dn_create(s, &dd, NULL, why, len) < 0) return -1;
   } else {
     dnnl_convolution_desc_t fd;
-    const dnnl_prop_kind_t prop = g.kind == BL_CONV_FWD ? dnnl_forward_inference : dnnl_forward_training;
+    const dnnl_prop_kind_t prop =
+        g.kind == BL_CONV_FWD ? dnnl_forward_inference : dnnl_forward_training;
     if (dnnl_dilated_convolution_forward_desc_init(&fd, prop, dnnl_convolution_direct, &src_p, &w_p,
-                                                   has_bias ? &b_p : NULL, &dst_p, st, dl, pl, pr) != dnnl_success)
+                                                   has_bias ? &b_p : NULL, &dst_p, st, dl, pl,
+                                                   pr) != dnnl_success)
       return fail(why, len, "convolution descriptor rejected (unsupported)");
     if (g.kind == BL_CONV_FWD) {
       dnnl_primitive_attr_t attr = NULL;
@@ -104,30 +108,42 @@ int dn_conv(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
       dnnl_convolution_desc_t bd;
       dnnl_status_t stt;
       if (g.kind == BL_CONV_DGRAD)
-        stt = dnnl_dilated_convolution_backward_data_desc_init(&bd, dnnl_convolution_direct, &src_p, &w_p, &dst_p, st, dl, pl, pr);
+        stt = dnnl_dilated_convolution_backward_data_desc_init(&bd, dnnl_convolution_direct, &src_p,
+                                                               &w_p, &dst_p, st, dl, pl, pr);
       else
-        stt = dnnl_dilated_convolution_backward_weights_desc_init(&bd, dnnl_convolution_direct, &src_p, &w_p, NULL, &dst_p, st, dl, pl, pr);
-      if (stt != dnnl_success) return fail(why, len, "backward convolution descriptor rejected (unsupported)");
+        stt = dnnl_dilated_convolution_backward_weights_desc_init(
+            &bd, dnnl_convolution_direct, &src_p, &w_p, NULL, &dst_p, st, dl, pl, pr);
+      if (stt != dnnl_success)
+        return fail(why, len, "backward convolution descriptor rejected (unsupported)");
       if (dn_create(s, &bd, NULL, why, len) < 0) return -1;
     }
   }
   int rc = 0;
   if (g.kind == BL_CONV_FWD || transpose) {
-    rc |= dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), bl_arg(info, "x")->data, &src_u, false);
-    rc |= dn_bind(s, DNNL_ARG_WEIGHTS, dn_query_md(s, dnnl_query_weights_md, 0), bl_arg(info, "weight")->data, &w_u, false);
+    rc |= dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), bl_arg(info, "x")->data,
+                  &src_u, false);
+    rc |= dn_bind(s, DNNL_ARG_WEIGHTS, dn_query_md(s, dnnl_query_weights_md, 0),
+                  bl_arg(info, "weight")->data, &w_u, false);
     if (has_bias) {
       float *bf = dn_f32_copy(s, bl_arg(info, "bias"));
       rc |= !bf || dn_bind(s, DNNL_ARG_BIAS, &b_u, bf, &b_u, false);
     }
-    rc |= dn_bind(s, DNNL_ARG_DST, dn_query_md(s, dnnl_query_dst_md, 0), bl_arg(info, "y")->data, &dst_u, true);
+    rc |= dn_bind(s, DNNL_ARG_DST, dn_query_md(s, dnnl_query_dst_md, 0), bl_arg(info, "y")->data,
+                  &dst_u, true);
   } else if (g.kind == BL_CONV_DGRAD) {
-    rc |= dn_bind(s, DNNL_ARG_DIFF_DST, dn_query_md(s, dnnl_query_diff_dst_md, 0), bl_arg(info, "dy")->data, &dst_u, false);
-    rc |= dn_bind(s, DNNL_ARG_WEIGHTS, dn_query_md(s, dnnl_query_weights_md, 0), bl_arg(info, "weight")->data, &w_u, false);
-    rc |= dn_bind(s, DNNL_ARG_DIFF_SRC, dn_query_md(s, dnnl_query_diff_src_md, 0), bl_arg(info, "dx")->data, &src_u, true);
+    rc |= dn_bind(s, DNNL_ARG_DIFF_DST, dn_query_md(s, dnnl_query_diff_dst_md, 0),
+                  bl_arg(info, "dy")->data, &dst_u, false);
+    rc |= dn_bind(s, DNNL_ARG_WEIGHTS, dn_query_md(s, dnnl_query_weights_md, 0),
+                  bl_arg(info, "weight")->data, &w_u, false);
+    rc |= dn_bind(s, DNNL_ARG_DIFF_SRC, dn_query_md(s, dnnl_query_diff_src_md, 0),
+                  bl_arg(info, "dx")->data, &src_u, true);
   } else {
-    rc |= dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), bl_arg(info, "x")->data, &src_u, false);
-    rc |= dn_bind(s, DNNL_ARG_DIFF_DST, dn_query_md(s, dnnl_query_diff_dst_md, 0), bl_arg(info, "dy")->data, &dst_u, false);
-    rc |= dn_bind(s, DNNL_ARG_DIFF_WEIGHTS, dn_query_md(s, dnnl_query_diff_weights_md, 0), bl_arg(info, "dw")->data, &w_u, true);
+    rc |= dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), bl_arg(info, "x")->data,
+                  &src_u, false);
+    rc |= dn_bind(s, DNNL_ARG_DIFF_DST, dn_query_md(s, dnnl_query_diff_dst_md, 0),
+                  bl_arg(info, "dy")->data, &dst_u, false);
+    rc |= dn_bind(s, DNNL_ARG_DIFF_WEIGHTS, dn_query_md(s, dnnl_query_diff_weights_md, 0),
+                  bl_arg(info, "dw")->data, &w_u, true);
   }
   if (rc) return fail(why, len, "cannot bind convolution memory");
   return 0;
@@ -143,8 +159,10 @@ int dn_pool(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   if (!g.max && g.include_pad) {
     for (int i = 0; i < g.nd; i++)
       if (g.pr[i] > g.p[i]) {
-        snprintf(why, len, "ceil_mode with count_include_pad is not supported: oneDNN counts the overhang past the padding "
-                           "in the divisor, PyTorch does not");
+        snprintf(why, len,
+                 "ceil_mode with count_include_pad is not supported: oneDNN counts the overhang "
+                 "past the padding "
+                 "in the divisor, PyTorch does not");
         return -1;
       }
   }
@@ -164,14 +182,18 @@ int dn_pool(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   dims_of(dl, g.dil, g.nd, 1);
   dims_of(pl, g.p, g.nd, 0);
   dims_of(pr, g.pr, g.nd, 0);
-  const dnnl_alg_kind_t alg = g.max ? dnnl_pooling_max : g.include_pad ? dnnl_pooling_avg_include_padding
-                                                                        : dnnl_pooling_avg_exclude_padding;
+  const dnnl_alg_kind_t alg = g.max           ? dnnl_pooling_max
+                              : g.include_pad ? dnnl_pooling_avg_include_padding
+                                              : dnnl_pooling_avg_exclude_padding;
   dnnl_pooling_v2_desc_t pd;
-  if (dnnl_pooling_v2_forward_desc_init(&pd, dnnl_forward_inference, alg, &src_p, &dst_p, st, k, dl, pl, pr) != dnnl_success)
+  if (dnnl_pooling_v2_forward_desc_init(&pd, dnnl_forward_inference, alg, &src_p, &dst_p, st, k, dl,
+                                        pl, pr) != dnnl_success)
     return fail(why, len, "pooling descriptor rejected (unsupported)");
   if (dn_create(s, &pd, NULL, why, len) < 0) return -1;
-  int rc = dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), bl_arg(info, "x")->data, &src_u, false);
-  rc |= dn_bind(s, DNNL_ARG_DST, dn_query_md(s, dnnl_query_dst_md, 0), bl_arg(info, "y")->data, &dst_u, true);
+  int rc = dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), bl_arg(info, "x")->data,
+                   &src_u, false);
+  rc |= dn_bind(s, DNNL_ARG_DST, dn_query_md(s, dnnl_query_dst_md, 0), bl_arg(info, "y")->data,
+                &dst_u, true);
   /* Max pooling in inference mode needs no workspace; bind one if the primitive asks. */
   const dnnl_memory_desc_t *ws = dn_query_md(s, dnnl_query_workspace_md, 0);
   if (ws && ws->ndims > 0) rc |= dn_bind(s, DNNL_ARG_WORKSPACE, ws, NULL, ws, true);

@@ -56,8 +56,10 @@ int dn_layernorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   s->eps = eps;
   dnnl_memory_desc_t xmd, data_md, smd, vmd;
   dn_plain_md(&xmd, x, dnnl_data_type_undef);
-  if (any) md_any(&data_md, x);
-  else data_md = xmd;
+  if (any)
+    md_any(&data_md, x);
+  else
+    data_md = xmd;
   dnnl_dims_t sd;
   int64_t m = 1;
   for (int i = 0; i < x->rank - 1; i++) sd[i] = x->shape[i], m *= x->shape[i];
@@ -99,8 +101,9 @@ fail:
 
 int dn_batchnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   case_info *info = row->info;
-  nkl_tensor *x = bl_arg(info, "x"), *y = bl_arg(info, "y"), *w = bl_arg(info, "weight"), *b = bl_arg(info, "bias"),
-             *rm = bl_arg(info, "running_mean"), *rv = bl_arg(info, "running_var");
+  nkl_tensor *x = bl_arg(info, "x"), *y = bl_arg(info, "y"), *w = bl_arg(info, "weight"),
+             *b = bl_arg(info, "bias"), *rm = bl_arg(info, "running_mean"),
+             *rv = bl_arg(info, "running_var");
   if (!x || !y || !w || !b || !rm || !rv) {
     snprintf(why, len, "case lacks batch-norm tensors");
     return -1;
@@ -116,14 +119,16 @@ int dn_batchnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
     }
     dnnl_dims_t dd;
     for (int i = 0; i < x->rank; i++) dd[i] = x->shape[i];
-    dnnl_memory_desc_init_by_tag(&data_md, x->rank, dd, dn_dtype(x->dtype), dn_channels_last_tag(x->rank));
+    dnnl_memory_desc_init_by_tag(&data_md, x->rank, dd, dn_dtype(x->dtype),
+                                 dn_channels_last_tag(x->rank));
   }
   md_vec(&cmd, x->shape[1]);
   unsigned flags = dnnl_use_scale | dnnl_use_shift;
   if (!train) flags |= dnnl_use_global_stats;
   dnnl_batch_normalization_desc_t bd;
-  if (dnnl_batch_normalization_forward_desc_init(&bd, train ? dnnl_forward_training : dnnl_forward_inference, &data_md,
-                                                 1e-5f, flags) != dnnl_success) {
+  if (dnnl_batch_normalization_forward_desc_init(
+          &bd, train ? dnnl_forward_training : dnnl_forward_inference, &data_md, 1e-5f, flags) !=
+      dnnl_success) {
     snprintf(why, len, "oneDNN: batch normalization descriptor rejected (unsupported)");
     return -1;
   }
@@ -169,7 +174,8 @@ int dn_reduction(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   dnnl_memory_desc_init_by_tag(&ymd, x->rank, yd, dn_dtype(y->dtype), dn_plain_tag(x->rank));
   const float p = strcmp(row->desc.op, "L1NormFwd") == 0 ? 1.0f : 2.0f;
   dnnl_reduction_desc_t rd;
-  if (dnnl_reduction_desc_init(&rd, dnnl_reduction_norm_lp_sum, &xmd, &ymd, p, 0.0f) != dnnl_success) {
+  if (dnnl_reduction_desc_init(&rd, dnnl_reduction_norm_lp_sum, &xmd, &ymd, p, 0.0f) !=
+      dnnl_success) {
     snprintf(why, len, "oneDNN: reduction descriptor rejected (unsupported)");
     return -1;
   }
@@ -195,7 +201,8 @@ int dn_groupnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
     return -1;
   }
   if (bl_arg(info, "weight")) {
-    snprintf(why, len, "oneDNN 2.6 has no group norm; its layer-norm emulation has no per-channel affine");
+    snprintf(why, len,
+             "oneDNN 2.6 has no group norm; its layer-norm emulation has no per-channel affine");
     return -1;
   }
   int64_t g = 1;
@@ -207,7 +214,8 @@ int dn_groupnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   dnnl_memory_desc_init_by_tag(&md, 2, dd, dn_dtype(x->dtype), dnnl_ab);
   dnnl_memory_desc_init_by_tag(&smd, 1, sd, dnnl_f32, dnnl_a);
   dnnl_layer_normalization_desc_t ld;
-  if (dnnl_layer_normalization_forward_desc_init(&ld, dnnl_forward_inference, &md, &smd, 1e-5f, 0) != dnnl_success) {
+  if (dnnl_layer_normalization_forward_desc_init(&ld, dnnl_forward_inference, &md, &smd, 1e-5f,
+                                                 0) != dnnl_success) {
     snprintf(why, len, "oneDNN: layer normalization descriptor rejected (unsupported)");
     return -1;
   }
@@ -225,8 +233,9 @@ int dn_groupnorm(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
  * (variance = 1/rstd^2 - eps, computed during setup). */
 int dn_batchnorm_bwd(bl_row *row, dn_state *s, bool any, char *why, size_t len) {
   case_info *info = row->info;
-  nkl_tensor *x = bl_arg(info, "x"), *dy = bl_arg(info, "dy"), *w = bl_arg(info, "weight"), *m = bl_arg(info, "mean"),
-             *r = bl_arg(info, "rstd"), *dx = bl_arg(info, "dx"), *dw = bl_arg(info, "dw"), *db = bl_arg(info, "db");
+  nkl_tensor *x = bl_arg(info, "x"), *dy = bl_arg(info, "dy"), *w = bl_arg(info, "weight"),
+             *m = bl_arg(info, "mean"), *r = bl_arg(info, "rstd"), *dx = bl_arg(info, "dx"),
+             *dw = bl_arg(info, "dw"), *db = bl_arg(info, "db");
   if (!x || !dy || !w || !m || !r || !dx || !dw || !db) {
     snprintf(why, len, "case lacks batch-norm backward tensors");
     return -1;
@@ -241,14 +250,17 @@ int dn_batchnorm_bwd(bl_row *row, dn_state *s, bool any, char *why, size_t len) 
     }
     dnnl_dims_t dd;
     for (int i = 0; i < x->rank; i++) dd[i] = x->shape[i];
-    dnnl_memory_desc_init_by_tag(&data_md, x->rank, dd, dn_dtype(x->dtype), dn_channels_last_tag(x->rank));
+    dnnl_memory_desc_init_by_tag(&data_md, x->rank, dd, dn_dtype(x->dtype),
+                                 dn_channels_last_tag(x->rank));
   }
   md_vec(&cmd, x->shape[1]);
   const float eps = 1e-5f;
   dnnl_batch_normalization_desc_t fd, bd;
   const unsigned flags = dnnl_use_scale | dnnl_use_shift;
-  if (dnnl_batch_normalization_forward_desc_init(&fd, dnnl_forward_training, &data_md, eps, flags) != dnnl_success ||
-      dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &data_md, &data_md, eps, flags) != dnnl_success) {
+  if (dnnl_batch_normalization_forward_desc_init(&fd, dnnl_forward_training, &data_md, eps,
+                                                 flags) != dnnl_success ||
+      dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &data_md, &data_md, eps,
+                                                  flags) != dnnl_success) {
     snprintf(why, len, "oneDNN: batch normalization descriptor rejected (unsupported)");
     return -1;
   }
@@ -271,11 +283,13 @@ int dn_batchnorm_bwd(bl_row *row, dn_state *s, bool any, char *why, size_t len) 
     var[c] = 1.0f / (rs * rs) - eps;
   }
   int rc = dn_bind(s, DNNL_ARG_SRC, dn_query_md(s, dnnl_query_src_md, 0), x->data, &xmd, false);
-  rc |= dn_bind(s, DNNL_ARG_DIFF_DST, dn_query_md(s, dnnl_query_diff_dst_md, 0), dy->data, &xmd, false);
+  rc |= dn_bind(s, DNNL_ARG_DIFF_DST, dn_query_md(s, dnnl_query_diff_dst_md, 0), dy->data, &xmd,
+                false);
   rc |= dn_bind(s, DNNL_ARG_MEAN, &cmd, m->data, &cmd, false);
   rc |= dn_bind(s, DNNL_ARG_VARIANCE, &cmd, var, &cmd, false);
   rc |= dn_bind(s, DNNL_ARG_SCALE, &cmd, w->data, &cmd, false);
-  rc |= dn_bind(s, DNNL_ARG_DIFF_SRC, dn_query_md(s, dnnl_query_diff_src_md, 0), dx->data, &xmd, true);
+  rc |= dn_bind(s, DNNL_ARG_DIFF_SRC, dn_query_md(s, dnnl_query_diff_src_md, 0), dx->data, &xmd,
+                true);
   rc |= dn_bind(s, DNNL_ARG_DIFF_SCALE, &cmd, dw->data, &cmd, true);
   rc |= dn_bind(s, DNNL_ARG_DIFF_SHIFT, &cmd, db->data, &cmd, true);
   const dnnl_memory_desc_t *ws = dn_query_md(s, dnnl_query_workspace_md, 0);

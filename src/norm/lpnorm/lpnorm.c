@@ -49,9 +49,9 @@ static void finish(const void *p, int64_t b0, int64_t b1) {
     for (int64_t i = 0; i < f->per; i++) s += f->part[b * f->per + i];
     if (f->p == 2) s = sqrtf(s);
     switch (f->dt) {
-    case NKL_F16: ((uint16_t *)f->y)[b] = nkl__f32_to_f16(s); break;
-    case NKL_BF16: ((uint16_t *)f->y)[b] = nkl__f32_to_bf16(s); break;
-    default: ((float *)f->y)[b] = s; break;
+      case NKL_F16: ((uint16_t *)f->y)[b] = nkl__f32_to_f16(s); break;
+      case NKL_BF16: ((uint16_t *)f->y)[b] = nkl__f32_to_bf16(s); break;
+      default: ((float *)f->y)[b] = s; break;
     }
   }
 }

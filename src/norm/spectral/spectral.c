@@ -12,11 +12,10 @@
 
 #define DECL_ISA(name, pfx, isa) \
   void pfx##_f32acc_##name##__##isa(const void *a, int64_t b0, int64_t b1);
-#define DECL(op, pfx, wt)                                                 \
-  DECL_ISA(spectral_wtu, pfx, scalar)                                     \
-  DECL_ISA(spectral_wtu, pfx, avx2) DECL_ISA(spectral_wtu, pfx, avx512)   \
-      DECL_ISA(spectral_wv, pfx, scalar) DECL_ISA(spectral_wv, pfx, avx2) \
-          DECL_ISA(spectral_wv, pfx, avx512)
+/* both kernels of a dtype, on every ISA */
+#define DECL_ISAS(name, pfx) \
+  DECL_ISA(name, pfx, scalar) DECL_ISA(name, pfx, avx2) DECL_ISA(name, pfx, avx512)
+#define DECL(op, pfx, wt) DECL_ISAS(spectral_wtu, pfx) DECL_ISAS(spectral_wv, pfx)
 NKL_SPECTRAL_DTYPES(DECL, unused)
 
 #define ENTRY(name, pfx, isa, level, wt) \
@@ -122,8 +121,8 @@ NKL_ENTRY_TEXT nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, 
   if (!kt || !kv) return nkl__fail(NKL_ERR_INTERNAL, "spectral_norm: no kernel for this dtype");
   const int64_t chunks = O < kMaxChunks ? O : kMaxChunks;
   /* one chunk (O = 1): its partial row is t itself, written straight into v_out */
-  float *part = chunks == 1 ? (float *)v_out->data
-                            : nkl__scratch_get((size_t)(chunks * I) * sizeof(float));
+  float *part =
+      chunks == 1 ? (float *)v_out->data : nkl__scratch_get((size_t)(chunks * I) * sizeof(float));
   if (!part) return nkl__fail(NKL_ERR_ALLOC, "spectral_norm: cannot allocate the partial sums");
   float *v = v_out->data, *uo = u_out->data;
   const int64_t bytes = O * I * (int64_t)nkl_dtype_size(wt);
