@@ -398,12 +398,47 @@ static void bitwise(op_t op) {
   }
 }
 
+/* Quantized norms: a thread with a single row recomputes y for its code pass instead of
+ * reading it back from its row buffer (rownorm_kernels.inc, quant_src; LN above 8192
+ * columns). A one-row call must give row 0 of a two-row call (which keeps the buffer) bit
+ * for bit, on every ISA. */
+static void single_row_recompute(op_t op) {
+  if (!is_quant(op)) return;
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  const int64_t ns[] = {8209, 16411};
+  const fill_t fills[] = {PLAIN, TINY_VALUES, CONSTANT_ROW};
+  nkl_set_num_threads(1);
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (int d = 0; d < 3; d++)
+      for (int j = 0; j < 2; j++)
+        for (int f = 0; f < 3; f++) {
+          const ec two = {op, kX[d], kX[d], 2, ns[j], ns[j], fills[f], false};
+          const ec one = {op, kX[d], kX[d], 1, ns[j], ns[j], fills[f], false};
+          eb B2, B1;
+          fill_case(&two, &B2, 31 + (uint64_t)j);
+          fill_case(&one, &B1, 31 + (uint64_t)j);
+          CHECK_STATUS(call(&two, &B2), NKL_OK);
+          CHECK_STATUS(call(&one, &B1), NKL_OK);
+          const bool same = memcmp(B1.y, B2.y, (size_t)ns[j]) == 0 &&
+                            memcmp(B1.scale, B2.scale, sizeof(float)) == 0;
+          CHECK(same, "%s %s %s n=%lld fill %d: one-row call differs from row 0 of two", kOp[op],
+                nkl_dtype_name(kX[d]), nkl_isa_name(isas[k]), (long long)ns[j], (int)fills[f]);
+          free_bufs(&two, &B2);
+          free_bufs(&one, &B1);
+        }
+  }
+  nkl_set_num_threads(0);
+}
+
 #define OP_TEST(op)             \
   static void test_##op(void) { \
     sweep(op);                  \
     specials(op);               \
     strided_and_in_place(op);   \
     bitwise(op);                \
+    single_row_recompute(op);   \
   }
 OP_TEST(GEMMA)
 OP_TEST(FADD_RMS)
