@@ -38,6 +38,21 @@ static int64_t get1(nkl_desc *d, const char *key, int64_t def) {
   return v;
 }
 
+/* The input's spatial sizes: L_in for 1-d ops, else D/H/W followed by suffix ("" for the
+ * convolutions, "_in" for the pools). */
+static void get_spatial(nkl_desc *d, int nd, const char *suffix, int64_t *in) {
+  if (nd == 1) {
+    in[0] = get1(d, "L_in", 1);
+    return;
+  }
+  static const char *const kAxis[3] = {"D", "H", "W"};
+  for (int i = 0; i < nd; i++) {
+    char key[16];
+    snprintf(key, sizeof key, "%s%s", kAxis[3 - nd + i], suffix);
+    in[i] = get1(d, key, 1);
+  }
+}
+
 static bool get_bool(nkl_desc *d, const char *key, bool def) {
   char err[160];
   bool b = def;
@@ -94,12 +109,7 @@ int bl_conv_geometry(nkl_desc *d, bl_conv *g) {
     for (int i = 0; i < 2; i++) g->pr[i] = g->p[i];
     return 0;
   }
-  if (g->nd == 1)
-    g->in[0] = get1(d, "L_in", 1);
-  else if (g->nd == 2)
-    g->in[0] = get1(d, "H", 1), g->in[1] = get1(d, "W", 1);
-  else
-    g->in[0] = get1(d, "D", 1), g->in[1] = get1(d, "H", 1), g->in[2] = get1(d, "W", 1);
+  get_spatial(d, g->nd, "", g->in);
   if (g->causal) g->p[0] = g->dil[0] * (g->k[0] - 1);
   for (int i = 0; i < g->nd; i++) {
     if (g->causal)
@@ -179,12 +189,7 @@ int bl_pool_geometry(nkl_desc *d, bl_pool *g) {
   g->adaptive = strncmp(op, "Adaptive", 8) == 0;
   g->n = get1(d, "N", 1);
   g->c = get1(d, "C", 1);
-  if (g->nd == 1)
-    g->in[0] = get1(d, "L_in", 1);
-  else if (g->nd == 2)
-    g->in[0] = get1(d, "H_in", 1), g->in[1] = get1(d, "W_in", 1);
-  else
-    g->in[0] = get1(d, "D_in", 1), g->in[1] = get1(d, "H_in", 1), g->in[2] = get1(d, "W_in", 1);
+  get_spatial(d, g->nd, "_in", g->in);
   if (g->adaptive) {
     bl_ints(d, "output_size", g->nd, 1, g->out);
     for (int i = 0; i < g->nd; i++) g->k[i] = (g->in[i] + g->out[i] - 1) / g->out[i] + 1;
