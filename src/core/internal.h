@@ -76,6 +76,9 @@ int nkl__threads_for(int64_t items, int64_t bytes);
  * (block t is [n*t/T, n*(t+1)/T)): a fixed split, so results never depend on scheduling. */
 typedef void (*nkl_range_fn)(const void *ctx, int64_t lo, int64_t hi);
 void nkl__parallel_range(int threads, int64_t n, nkl_range_fn body, const void *ctx);
+/* nkl__parallel_range for the arithmetic kernels: under NKL_DENORMALS_FLUSH each thread runs
+ * its block with flush-to-zero and denormals-are-zero, restoring its own MXCSR after. */
+void nkl__parallel_arith(int threads, int64_t n, nkl_range_fn body, const void *ctx);
 
 /* True when an output of `bytes` is better written with non-temporal stores: it is larger
  * than the last-level cache (it would evict the caller's data and would not survive there

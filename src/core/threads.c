@@ -5,6 +5,10 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE__))
+#include <xmmintrin.h> /* _mm_getcsr, _mm_setcsr */
+#define NKL_HAVE_MXCSR 1
+#endif
 
 NKL_ENTRY_DATA static _Atomic int g_threads = 0; /* 0: the OpenMP default */
 
@@ -47,6 +51,55 @@ NKL_ENTRY_TEXT void nkl__parallel_range(int threads, int64_t n, nkl_range_fn bod
 #else
   body(ctx, 0, n);
 #endif
+}
+
+/* ---- subnormal mode ------------------------------------------------------------------ */
+
+NKL_ENTRY_DATA static _Atomic int g_denormals = NKL_DENORMALS_KEEP;
+
+nkl_status nkl_set_denormal_mode(nkl_denormal_mode mode) {
+  nkl__clear_error();
+  if (mode != NKL_DENORMALS_KEEP && mode != NKL_DENORMALS_FLUSH)
+    return nkl__fail(NKL_ERR_BAD_PARAM,
+                     "set_denormal_mode: %d is neither NKL_DENORMALS_KEEP (0) nor "
+                     "NKL_DENORMALS_FLUSH (1)",
+                     (int)mode);
+  atomic_store(&g_denormals, (int)mode);
+  return NKL_OK;
+}
+
+nkl_denormal_mode nkl_get_denormal_mode(void) {
+  return (nkl_denormal_mode)atomic_load(&g_denormals);
+}
+
+typedef struct flush_job {
+  nkl_range_fn body;
+  const void *ctx;
+} flush_job;
+
+/* MXCSR bit 15 (FTZ: subnormal results become zero) and bit 6 (DAZ: subnormal operands read
+ * as zero); every x86-64 CPU has both. The thread's own value is put back, so a caller's
+ * setting (and the OpenMP workers', reused by later regions) survives the call. */
+NKL_ENTRY_TEXT static void run_flushed(const void *c, int64_t lo, int64_t hi) {
+  const flush_job *f = (const flush_job *)c;
+#ifdef NKL_HAVE_MXCSR
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | 0x8040u);
+  f->body(f->ctx, lo, hi);
+  _mm_setcsr(csr);
+#else
+  f->body(f->ctx, lo, hi);
+#endif
+}
+
+NKL_ENTRY_TEXT void nkl__parallel_arith(int threads, int64_t n, nkl_range_fn body,
+                                        const void *ctx) {
+  if (atomic_load(&g_denormals) == NKL_DENORMALS_KEEP) {
+    nkl__parallel_range(threads, n, body, ctx);
+    return;
+  }
+  const flush_job f = {body, ctx};
+  nkl__parallel_range(threads, n, run_flushed, &f);
 }
 
 #include <stdio.h>

@@ -418,8 +418,12 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
       for (int64_t oh = 0; oh < OH; oh++)
         pool_plan_row(&a, od, oh, (int64_t)es, row_tab + (od * OH + oh) * a.row_stride);
   a.row_tab = a.global ? NULL : row_tab;
-  /* Planes are independent, so the thread split never changes a result. */
-  nkl__parallel_range(threads, a.planes, (nkl_range_fn)kern->fn, &a);
+  /* Planes are independent, so the thread split never changes a result. Max pools select an
+   * input exactly, so only averages follow the subnormal mode (nkl_set_denormal_mode). */
+  if (kind == POOL_AVG)
+    nkl__parallel_arith(threads, a.planes, (nkl_range_fn)kern->fn, &a);
+  else
+    nkl__parallel_range(threads, a.planes, (nkl_range_fn)kern->fn, &a);
   nkl__scratch_put(block);
   nkl__ran_kernel(op, kern->name);
   return NKL_OK;

@@ -120,9 +120,9 @@ static nkl_status lpnorm(const char *op, int p, const nkl_tensor *x, const int *
   if (!part) return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate the partial sums", op);
   const lpnorm_args a = {x->data, A, B, C, kBlock, nblk, part};
   const int64_t bytes = A * B * C * (int64_t)nkl_dtype_size(xt);
-  nkl__parallel_range(nkl__threads_for(total, bytes), total, (nkl_range_fn)k->fn, &a);
+  nkl__parallel_arith(nkl__threads_for(total, bytes), total, (nkl_range_fn)k->fn, &a);
   const final_ctx f = {part, A * nblk, p, y->data, xt};
-  nkl__parallel_range(nkl__threads_for(B, total * 4), B, finish, &f);
+  nkl__parallel_arith(nkl__threads_for(B, total * 4), B, finish, &f);
   nkl__scratch_put(part);
   nkl__ran_kernel(op, k->name);
   return NKL_OK;

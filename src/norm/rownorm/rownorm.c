@@ -335,7 +335,7 @@ NKL_ENTRY_TEXT static nkl_status run(const char *op, const rn_plan *p) {
         a.b = d;
     }
   }
-  nkl__parallel_range(p->threads, p->m, (nkl_range_fn)p->k->fn, &a);
+  nkl__parallel_arith(p->threads, p->m, (nkl_range_fn)p->k->fn, &a);
   if (scratch) nkl__scratch_put(scratch);
   nkl__ran_kernel(op, p->k->name);
   return NKL_OK;
@@ -471,7 +471,7 @@ nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_te
   if (pq.threads == 1 && pk.threads == 1 && pq.wb_from == NKL_F32 && pk.wb_from == NKL_F32 &&
       nkl_get_num_threads() >= 2) {
     const rn_plan *both[2] = {&pq, &pk};
-    nkl__parallel_range(2, 2, qk_pair, both);
+    nkl__parallel_arith(2, 2, qk_pair, both);
     nkl__ran_kernel("qknorm_fwd", pq.k->name);
     return NKL_OK;
   }

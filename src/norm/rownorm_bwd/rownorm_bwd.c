@@ -169,12 +169,12 @@ NKL_ENTRY_TEXT static nkl_status bwd(const char *op, bool ln, const nkl_tensor *
       direct && dw ? dw->data : NULL,
       direct && db ? db->data : NULL};
   const int64_t es = (int64_t)nkl_dtype_size(xt);
-  nkl__parallel_range(nkl__threads_for(chunks, 3 * m * n * es), chunks, (nkl_range_fn)k->fn, &a);
+  nkl__parallel_arith(nkl__threads_for(chunks, 3 * m * n * es), chunks, (nkl_range_fn)k->fn, &a);
   for (int j = 0; j < 2 && !direct; j++) {
     nkl_tensor *out = j ? db : dw;
     if (!out) continue;
     const rownorm_bwd_reduce_args r = {j ? a.db_part : a.dw_part, chunks, n, out->data};
-    nkl__parallel_range(nkl__threads_for(n, chunks * n * 4), n, (nkl_range_fn)kr->fn, &r);
+    nkl__parallel_arith(nkl__threads_for(n, chunks * n * 4), n, (nkl_range_fn)kr->fn, &r);
   }
   nkl__scratch_put(part);
   nkl__ran_kernel(op, k->name);

@@ -128,10 +128,10 @@ NKL_ENTRY_TEXT nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, 
   const int64_t bytes = O * I * (int64_t)nkl_dtype_size(wt);
   /* pass 1: t = W^T u into v_out */
   const spectral_args a1 = {w->data, O, I, u->data, NULL, NULL, chunks, part};
-  nkl__parallel_range(nkl__threads_for(chunks, bytes), chunks, (nkl_range_fn)kt->fn, &a1);
+  nkl__parallel_arith(nkl__threads_for(chunks, bytes), chunks, (nkl_range_fn)kt->fn, &a1);
   if (chunks > 1) {
     const reduce_ctx r = {part, chunks, I, v};
-    nkl__parallel_range(nkl__threads_for(I, chunks * I * 4), I, reduce_cols, &r);
+    nkl__parallel_arith(nkl__threads_for(I, chunks * I * 4), I, reduce_cols, &r);
     nkl__scratch_put(part);
   }
   /* v = t / max(||t||, eps) */
@@ -139,7 +139,7 @@ NKL_ENTRY_TEXT nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, 
   for (int64_t j = 0; j < I; j++) v[j] = v[j] / dt;
   /* pass 2: s = W v into u_out; u = s / max(||s||, eps); sigma = u . s */
   const spectral_args a2 = {w->data, O, I, NULL, v, uo, 0, NULL};
-  nkl__parallel_range(nkl__threads_for(O, bytes), O, (nkl_range_fn)kv->fn, &a2);
+  nkl__parallel_arith(nkl__threads_for(O, bytes), O, (nkl_range_fn)kv->fn, &a2);
   const float ns = sqrtf(dot16(uo, uo, 1.0f, O)), ds = ns > eps ? ns : eps;
   *(float *)sigma->data = dot16(uo, uo, 1.0f / ds, O);
   for (int64_t k = 0; k < O; k++) uo[k] = uo[k] / ds;
