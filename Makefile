@@ -5,7 +5,7 @@ MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all test asan format format-check clean report
+.PHONY: all test asan format format-check clean report torch-check
 
 all: $(BUILD)/Makefile
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -29,6 +29,13 @@ report:
 	@bash scripts/setup-report.sh
 	@$(MAKE) --no-print-directory all
 	@bash scripts/make-report.sh $(BUILD)
+
+# nkl's pools against PyTorch itself on random parameters, dtypes and special values
+# (tests/torch/pool_vs_torch.py; a few minutes). Needs the .venv with PyTorch that `make
+# report` (scripts/setup-report.sh) installs, so it is not part of `make test`.
+torch-check: all
+	@bash scripts/setup-report.sh
+	@for s in 1 2 3; do .venv/bin/python tests/torch/pool_vs_torch.py --seed $$s --lib $(BUILD)/libnkl.so || exit 1; done
 
 # The style is .clang-format (written for Debian's clang-format 14; other versions may
 # differ in details, so this is not part of `make test`).
