@@ -104,19 +104,22 @@ enum { R = 6, N = 1031 };
 static void rms_op(float *const *in, float *const *out) {
   int64_t s2[2] = {R, N}, s1[1] = {N}, sr[1] = {R};
   nkl_tensor x = nkl_tensor_make(NKL_F32, 2, s2, in[0]), w = nkl_tensor_make(NKL_F32, 1, s1, in[1]);
-  nkl_tensor y = nkl_tensor_make(NKL_F32, 2, s2, out[0]), r = nkl_tensor_make(NKL_F32, 1, sr, out[1]);
+  nkl_tensor y = nkl_tensor_make(NKL_F32, 2, s2, out[0]),
+             r = nkl_tensor_make(NKL_F32, 1, sr, out[1]);
   CHECK_STATUS(nkl_rmsnorm_fwd(&x, &w, 1e-6f, &y, &r), NKL_OK);
 }
 
 static void lnbwd_op(float *const *in, float *const *out) {
   int64_t s2[2] = {R, N}, s1[1] = {N}, sr[1] = {R};
   float mean[R], rstd[R];
-  nkl_tensor x = nkl_tensor_make(NKL_F32, 2, s2, in[0]), dy = nkl_tensor_make(NKL_F32, 2, s2, in[1]);
+  nkl_tensor x = nkl_tensor_make(NKL_F32, 2, s2, in[0]),
+             dy = nkl_tensor_make(NKL_F32, 2, s2, in[1]);
   nkl_tensor w = nkl_tensor_make(NKL_F32, 1, s1, in[2]), b = nkl_tensor_make(NKL_F32, 1, s1, in[2]);
-  nkl_tensor y = nkl_tensor_make(NKL_F32, 2, s2, out[0]), tm = nkl_tensor_make(NKL_F32, 1, sr, mean),
-             tr = nkl_tensor_make(NKL_F32, 1, sr, rstd);
+  nkl_tensor y = nkl_tensor_make(NKL_F32, 2, s2, out[0]),
+             tm = nkl_tensor_make(NKL_F32, 1, sr, mean), tr = nkl_tensor_make(NKL_F32, 1, sr, rstd);
   CHECK_STATUS(nkl_layernorm_fwd(&x, &w, &b, 1e-5f, &y, &tm, &tr), NKL_OK);
-  nkl_tensor dx = nkl_tensor_make(NKL_F32, 2, s2, out[0]), dw = nkl_tensor_make(NKL_F32, 1, s1, out[1]),
+  nkl_tensor dx = nkl_tensor_make(NKL_F32, 2, s2, out[0]),
+             dw = nkl_tensor_make(NKL_F32, 1, s1, out[1]),
              db = nkl_tensor_make(NKL_F32, 1, s1, out[2]);
   CHECK_STATUS(nkl_layernorm_bwd(&x, &dy, &w, &tm, &tr, &dx, &dw, &db), NKL_OK);
 }
@@ -132,21 +135,24 @@ static nkl_pool_params pool_params(void) {
 static void avgpool_op(float *const *in, float *const *out) {
   int64_t xs[4] = {1, PC, PH, PW}, ys[4] = {1, PC, 19, 21};
   const nkl_pool_params p = pool_params();
-  nkl_tensor x = nkl_tensor_make(NKL_F32, 4, xs, in[0]), y = nkl_tensor_make(NKL_F32, 4, ys, out[0]);
+  nkl_tensor x = nkl_tensor_make(NKL_F32, 4, xs, in[0]),
+             y = nkl_tensor_make(NKL_F32, 4, ys, out[0]);
   CHECK_STATUS(nkl_avgpool2d_fwd(&x, &p, &y), NKL_OK);
 }
 static void maxpool_op(float *const *in, float *const *out) {
   int64_t xs[4] = {1, PC, PH, PW}, ys[4] = {1, PC, 19, 21};
   const nkl_pool_params p = pool_params();
-  nkl_tensor x = nkl_tensor_make(NKL_F32, 4, xs, in[0]), y = nkl_tensor_make(NKL_F32, 4, ys, out[0]);
+  nkl_tensor x = nkl_tensor_make(NKL_F32, 4, xs, in[0]),
+             y = nkl_tensor_make(NKL_F32, 4, ys, out[0]);
   CHECK_STATUS(nkl_maxpool2d_fwd(&x, &p, &y), NKL_OK);
 }
 
 static void test_rmsnorm(void) {
-  float *x = tu_alloc(R * N * 4), *w = tu_alloc(N * 4), *y = tu_alloc(R * N * 4), *r = tu_alloc(R * 4);
+  float *x = tu_alloc(R * N * 4), *w = tu_alloc(N * 4), *y = tu_alloc(R * N * 4),
+        *r = tu_alloc(R * 4);
   fill(x, R * N, 11, 10);
   for (int64_t i = 0; i < N; i++) x[2 * N + i] = (float)(i % 7 - 3) * 0x1p-135f; /* a tiny row */
-  fill(w, N, 12, 1 << 30); /* normal */
+  fill(w, N, 12, 1 << 30);                                                       /* normal */
   float *in[2] = {x, w}, *out[2] = {y, r};
   const int64_t n[2] = {R * N, N}, m[2] = {R * N, R};
   flush_vs_zeroed("rmsnorm", rms_op, in, 2, n, out, 2, m, true);
