@@ -30,12 +30,13 @@ report:
 	@$(MAKE) --no-print-directory all
 	@bash scripts/make-report.sh $(BUILD)
 
-# nkl's pools against PyTorch itself on random parameters, dtypes and special values
-# (tests/torch/pool_vs_torch.py; a few minutes). Needs the .venv with PyTorch that `make
-# report` (scripts/setup-report.sh) installs, so it is not part of `make test`.
+# nkl's pools and top-k against PyTorch itself on random parameters, dtypes and special
+# values (tests/torch/*_vs_torch.py; under a minute). Needs the .venv with PyTorch that
+# `make report` (scripts/setup-report.sh) installs, so it is not part of `make test`.
 torch-check: all
 	@bash scripts/setup-report.sh
 	@for s in 1 2 3; do .venv/bin/python tests/torch/pool_vs_torch.py --seed $$s --lib $(BUILD)/libnkl.so || exit 1; done
+	@.venv/bin/python tests/torch/topk_vs_torch.py --lib $(BUILD)/libnkl.so
 
 # The style is .clang-format (written for Debian's clang-format 14; other versions may
 # differ in details, so this is not part of `make test`).
