@@ -124,28 +124,21 @@ static void lnbwd_op(float *const *in, float *const *out) {
   CHECK_STATUS(nkl_layernorm_bwd(&x, &dy, &w, &tm, &tr, &dx, &dw, &db), NKL_OK);
 }
 
+/* 3x3 windows, stride 2, padding 1 over [1, PC, PH, PW]: outputs [1, PC, 19, 21]. */
 enum { PC = 5, PH = 37, PW = 41 };
-static nkl_pool_params pool_params(void) {
+typedef nkl_status (*pool_fn)(const nkl_tensor *, const nkl_pool_params *, nkl_tensor *);
+static void pool_op(pool_fn f, float *const *in, float *const *out) {
+  int64_t xs[4] = {1, PC, PH, PW}, ys[4] = {1, PC, 19, 21};
   nkl_pool_params p;
   memset(&p, 0, sizeof p);
   for (int i = 0; i < 2; i++) p.kernel_size[i] = 3, p.stride[i] = 2, p.padding[i] = 1;
   p.dilation[0] = p.dilation[1] = 1;
-  return p;
-}
-static void avgpool_op(float *const *in, float *const *out) {
-  int64_t xs[4] = {1, PC, PH, PW}, ys[4] = {1, PC, 19, 21};
-  const nkl_pool_params p = pool_params();
   nkl_tensor x = nkl_tensor_make(NKL_F32, 4, xs, in[0]),
              y = nkl_tensor_make(NKL_F32, 4, ys, out[0]);
-  CHECK_STATUS(nkl_avgpool2d_fwd(&x, &p, &y), NKL_OK);
+  CHECK_STATUS(f(&x, &p, &y), NKL_OK);
 }
-static void maxpool_op(float *const *in, float *const *out) {
-  int64_t xs[4] = {1, PC, PH, PW}, ys[4] = {1, PC, 19, 21};
-  const nkl_pool_params p = pool_params();
-  nkl_tensor x = nkl_tensor_make(NKL_F32, 4, xs, in[0]),
-             y = nkl_tensor_make(NKL_F32, 4, ys, out[0]);
-  CHECK_STATUS(nkl_maxpool2d_fwd(&x, &p, &y), NKL_OK);
-}
+static void avgpool_op(float *const *in, float *const *out) { pool_op(nkl_avgpool2d_fwd, in, out); }
+static void maxpool_op(float *const *in, float *const *out) { pool_op(nkl_maxpool2d_fwd, in, out); }
 
 static void test_rmsnorm(void) {
   float *x = tu_alloc(R * N * 4), *w = tu_alloc(N * 4), *y = tu_alloc(R * N * 4),

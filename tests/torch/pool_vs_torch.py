@@ -15,9 +15,7 @@ bf16) and, for max pools, a few NaN, +-inf and signed zeros. It checks:
     tap over the divisor; f16/bf16: one unit of the output type).
 Cases torch has no CPU kernel for (avg_pool3d in f16/bf16) are counted and skipped.
 Prints one line per disagreement and a summary; exit status 1 on any disagreement."""
-import argparse
 import ctypes as C
-import os
 import random
 import sys
 
@@ -25,12 +23,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-class Tensor(C.Structure):
-    _fields_ = [("dtype", C.c_int), ("rank", C.c_int), ("shape", C.c_int64 * 8),
-                ("strides", C.c_int64 * 8), ("data", C.c_void_p)]
+from nkl_ctypes import BF16, F16, F32, setup, tensor
 
 
 class PoolParams(C.Structure):
@@ -39,18 +32,9 @@ class PoolParams(C.Structure):
                 ("count_include_pad", C.c_int), ("divisor_override", C.c_int64)]
 
 
-DTYPES = {"f32": (0, torch.float32), "f16": (1, torch.float16), "bf16": (2, torch.bfloat16)}
+DTYPES = {"f32": (F32, torch.float32), "f16": (F16, torch.float16),
+          "bf16": (BF16, torch.bfloat16)}
 RTOL = {"f32": 2e-6, "f16": 2 ** -10, "bf16": 2 ** -7}
-
-
-def tensor(a, dtype):
-    t = Tensor(dtype=dtype, rank=a.ndim)
-    step = 1
-    for i in range(a.ndim - 1, -1, -1):
-        t.shape[i], t.strides[i] = a.shape[i], step
-        step *= a.shape[i]
-    t.data = a.ctypes.data
-    return t
 
 
 def storage(x):
@@ -63,13 +47,7 @@ def values(y, tdt):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--cases", type=int, default=2000)
-    ap.add_argument("--lib", default=os.path.join(ROOT, "build", "libnkl.so"))
-    args = ap.parse_args()
-    lib = C.CDLL(args.lib)
-    lib.nkl_last_error.restype = C.c_char_p
+    args, lib = setup(__doc__, 2000)
     rng = random.Random(args.seed)
     runs = bad = under_kernel = no_kernel = 0
     for case in range(args.cases):

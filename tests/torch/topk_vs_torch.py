@@ -9,44 +9,20 @@ windows): normal scores, scores rounded to halves (many ties), or normal scores 
 (NaN ranks above +inf in both; -0 equals +0), and equal scores must come in ascending index
 order (nkl's tie rule; torch's index order for ties is unspecified, so only values are
 compared with it). Prints one line per disagreeing row and a summary; exit status 1 if any."""
-import argparse
 import ctypes as C
-import os
 import random
 import sys
 
 import numpy as np
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-class Tensor(C.Structure):
-    _fields_ = [("dtype", C.c_int), ("rank", C.c_int), ("shape", C.c_int64 * 8),
-                ("strides", C.c_int64 * 8), ("data", C.c_void_p)]
-
-
-def tensor(a, dtype):
-    t = Tensor(dtype=dtype, rank=a.ndim)
-    step = 1
-    for i in range(a.ndim - 1, -1, -1):
-        t.shape[i], t.strides[i] = a.shape[i], step
-        step *= a.shape[i]
-    t.data = a.ctypes.data
-    return t
+from nkl_ctypes import F32, I32, setup, tensor
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--cases", type=int, default=400)
-    ap.add_argument("--lib", default=os.path.join(ROOT, "build", "libnkl.so"))
-    args = ap.parse_args()
-    lib = C.CDLL(args.lib)
-    lib.nkl_last_error.restype = C.c_char_p
+    args, lib = setup(__doc__, 400)
     lib.nkl_topk_selector_fwd.argtypes = [C.c_void_p, C.c_void_p, C.c_void_p, C.c_int64,
                                           C.c_void_p]
-    F32, I32 = 0, 5
     rng = random.Random(args.seed)
     rows = bad = 0
     for case in range(args.cases):
