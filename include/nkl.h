@@ -109,7 +109,8 @@ int nkl_get_num_threads(void);
  * inputs count as zeros of their sign and subnormal results become zero, as under
  * torch.set_flush_denormal(True). Max pools, top-k and dtype conversions select or convert
  * values exactly and ignore it. x86 only (elsewhere FLUSH is accepted and changes nothing).
- * Process-wide; any other value is NKL_ERR_BAD_PARAM and leaves the mode as it was. */
+ * Process-wide; any other value is NKL_ERR_BAD_PARAM and leaves the mode as it was. The
+ * environment variable NKL_DENORMALS=keep|flush sets the initial mode. */
 typedef enum nkl_denormal_mode {
   NKL_DENORMALS_KEEP = 0,
   NKL_DENORMALS_FLUSH = 1

@@ -1,4 +1,7 @@
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -55,7 +58,22 @@ NKL_ENTRY_TEXT void nkl__parallel_range(int threads, int64_t n, nkl_range_fn bod
 
 /* ---- subnormal mode ------------------------------------------------------------------ */
 
-NKL_ENTRY_DATA static _Atomic int g_denormals = NKL_DENORMALS_KEEP;
+/* -1: not read yet; the first use takes NKL_DENORMALS=keep|flush from the environment. */
+NKL_ENTRY_DATA static _Atomic int g_denormals = -1;
+
+NKL_ENTRY_TEXT static int denormal_mode(void) {
+  int v = atomic_load(&g_denormals);
+  if (v >= 0) return v;
+  const char *env = getenv("NKL_DENORMALS");
+  v = NKL_DENORMALS_KEEP;
+  if (env && !strcmp(env, "flush"))
+    v = NKL_DENORMALS_FLUSH;
+  else if (env && *env && strcmp(env, "keep"))
+    fprintf(stderr, "nkl: ignoring NKL_DENORMALS=%s (use keep|flush)\n", env);
+  int expected = -1; /* a concurrent nkl_set_denormal_mode wins */
+  atomic_compare_exchange_strong(&g_denormals, &expected, v);
+  return atomic_load(&g_denormals);
+}
 
 nkl_status nkl_set_denormal_mode(nkl_denormal_mode mode) {
   nkl__clear_error();
@@ -68,9 +86,7 @@ nkl_status nkl_set_denormal_mode(nkl_denormal_mode mode) {
   return NKL_OK;
 }
 
-nkl_denormal_mode nkl_get_denormal_mode(void) {
-  return (nkl_denormal_mode)atomic_load(&g_denormals);
-}
+nkl_denormal_mode nkl_get_denormal_mode(void) { return (nkl_denormal_mode)denormal_mode(); }
 
 typedef struct flush_job {
   nkl_range_fn body;
@@ -94,7 +110,7 @@ NKL_ENTRY_TEXT static void run_flushed(const void *c, int64_t lo, int64_t hi) {
 
 NKL_ENTRY_TEXT void nkl__parallel_arith(int threads, int64_t n, nkl_range_fn body,
                                         const void *ctx) {
-  if (atomic_load(&g_denormals) == NKL_DENORMALS_KEEP) {
+  if (denormal_mode() == NKL_DENORMALS_KEEP) {
     nkl__parallel_range(threads, n, body, ctx);
     return;
   }
@@ -102,8 +118,6 @@ NKL_ENTRY_TEXT void nkl__parallel_arith(int threads, int64_t n, nkl_range_fn bod
   nkl__parallel_range(threads, n, run_flushed, &f);
 }
 
-#include <stdio.h>
-#include <stdlib.h>
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h> /* sysconf */
 #endif
