@@ -230,10 +230,10 @@ static inline void vf_stream_f16(uint16_t *p, vf a) {
 static inline void vf_stream_bf16(uint16_t *p, vf a) {
   _mm256_stream_si256((__m256i *)p, nkl__f32x16_to_bf16(a, 0));
 }
-/* 64 bytes from the 64-byte aligned t to the 64-byte aligned p, non-temporally. */
+/* 64 bytes from t (any alignment) to the 64-byte aligned p, non-temporally. */
 static inline void vf_stream_line(uint8_t *p, const uint8_t *t) {
-  _mm256_stream_si256((__m256i *)p, _mm256_load_si256((const __m256i *)t));
-  _mm256_stream_si256((__m256i *)(p + 32), _mm256_load_si256((const __m256i *)(t + 32)));
+  _mm256_stream_si256((__m256i *)p, _mm256_loadu_si256((const __m256i *)t));
+  _mm256_stream_si256((__m256i *)(p + 32), _mm256_loadu_si256((const __m256i *)(t + 32)));
 }
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 

@@ -217,6 +217,10 @@ static inline void nkl__stream_16(uint16_t *p, vf a, void (*store)(uint16_t *, v
 }
 static inline void vf_stream_f16(uint16_t *p, vf a) { nkl__stream_16(p, a, vf_store_f16); }
 static inline void vf_stream_bf16(uint16_t *p, vf a) { nkl__stream_16(p, a, vf_store_bf16); }
+/* 64 bytes from t (any alignment) to the 64-byte aligned p, non-temporally. */
+static inline void vf_stream_line(uint8_t *p, const uint8_t *t) {
+  _mm512_stream_si512((void *)p, _mm512_loadu_si512((const void *)t));
+}
 static inline void vf_stream_fence(void) { _mm_sfence(); }
 
 /* NaN-propagating running max (see vec_scalar.h): vmaxps(x, acc) gives x > acc ? x : acc
