@@ -83,6 +83,8 @@ nkl_status nkl_topk_selector_fwd(const nkl_tensor *scores, const nkl_tensor *sta
   a.scores = scores->data, a.starts = starts->data, a.ends = ends->data, a.out = indices->data;
   a.S = S, a.S_kv = S_kv, a.G = G, a.k = topk;
   a.scratch_len = topk_scratch_words(S_kv);
+  /* indices larger than the cache would not survive in it: stream whole rows of them */
+  a.stream = nkl__use_streaming_stores(indices->data, topk * 4, rows * topk * 4, 64);
   a.slot = &slot;
   a.scratch = malloc((size_t)threads * (size_t)a.scratch_len * 4);
   if (!a.scratch)

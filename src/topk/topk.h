@@ -19,6 +19,7 @@ typedef struct topk_args {
   int64_t scratch_len; /* 32-bit words of scratch per thread (topk_scratch_words) */
   uint32_t *scratch;
   atomic_int *slot;
+  int stream; /* rows of indices go out with non-temporal stores (nkl__use_streaming_stores) */
 } topk_args;
 
 /* Block of 8 vectors (128 scores): the pass over DRAM keeps one lane maximum per block and
