@@ -534,6 +534,31 @@ static inline int16_t vh_reduce_max(vh a) {
   return nkl__reduce_max_epi16x8(
       _mm_max_epi16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1)));
 }
+/* Key rows' lane pick (see vec_avx512.h's vh_phase) for S = 1 and 2, the strides the AVX2
+ * callers pass (VH_HAVE_PHASE2): for S = 2 the even 16-bit lanes of m[0] ++ m[1], i.e. the
+ * low half of each 32-bit lane, masked and packed with unsigned saturation (exact: the masked
+ * values are 0..65535), then the 64-bit permute that undoes the pack's interleaving of
+ * 128-bit lanes. */
+#define VH_HAVE_PHASE2 1
+static inline __m256i nkl__even16(__m256i a, __m256i b) {
+  const __m256i lo = _mm256_set1_epi32(0xFFFF);
+  return _mm256_permute4x64_epi64(
+      _mm256_packus_epi32(_mm256_and_si256(a, lo), _mm256_and_si256(b, lo)), 0xD8);
+}
+static inline vh vh_phase(const vh *m, int S) {
+  if (S == 1) return m[0];
+  const vh r = {nkl__even16(m[0].lo, m[0].hi), nkl__even16(m[1].lo, m[1].hi)};
+  return r;
+}
+/* The values of 32 keys (unkey: m = k + c, then the key's xor). */
+static inline __m256i nkl__unkey16x16(__m256i k, int c) {
+  const __m256i m = _mm256_add_epi16(k, _mm256_set1_epi16((int16_t)c));
+  return _mm256_xor_si256(m, _mm256_and_si256(_mm256_srai_epi16(m, 15), _mm256_set1_epi16(0x7FFF)));
+}
+static inline vh vh_unkey(vh k, int c) {
+  const vh r = {nkl__unkey16x16(k.lo, c), nkl__unkey16x16(k.hi, c)};
+  return r;
+}
 static inline __m256 nkl__sext8(__m128i h) { return _mm256_castsi256_ps(_mm256_cvtepi16_epi32(h)); }
 static inline vf vf_load_k16(const int16_t *p) {
   return vf_make(nkl__sext8(_mm_loadu_si128((const __m128i *)p)),

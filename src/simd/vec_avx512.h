@@ -543,6 +543,7 @@ static inline __attribute__((always_inline)) vh vh_phase(const vh *m, int S) {
 static inline vh vh_unkey(vh k, int c) {
   return nkl__vh_flip(_mm512_add_epi16(k, _mm512_set1_epi16((int16_t)c)));
 }
+#define VH_HAVE_STORE_N 1
 static inline void vh_store_n(void *p, vh a, int64_t n) {
   _mm512_mask_storeu_epi16(p, (__mmask32)(n >= 32 ? ~0ull : (1ull << n) - 1u), a);
 }

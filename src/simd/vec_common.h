@@ -307,6 +307,14 @@ static inline vh vh_load_n(const void *p, int64_t n) {
   vf_bytes_in(buf, p, (size_t)n * 2);
   return vh_load(buf);
 }
+#ifndef VH_HAVE_STORE_N
+/* The first n (<= 32) 16-bit lanes of a stored to p. */
+static inline void vh_store_n(void *p, vh a, int64_t n) {
+  _Alignas(64) unsigned char buf[64];
+  vh_store(buf, a);
+  vf_bytes_out(p, buf, (size_t)n * 2);
+}
+#endif
 /* The first n (<= 16) lanes of vf_store_unkey16. */
 static inline void vf_store_unkey16_n(uint16_t *p, vf a, int c, int64_t n) {
   _Alignas(64) unsigned char buf[64];
