@@ -534,12 +534,13 @@ static inline int16_t vh_reduce_max(vh a) {
   return nkl__reduce_max_epi16x8(
       _mm_max_epi16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1)));
 }
-/* Key rows' lane pick (see vec_avx512.h's vh_phase) for S = 1 and 2, the strides the AVX2
- * callers pass (VH_HAVE_PHASE2): for S = 2 the even 16-bit lanes of m[0] ++ m[1], i.e. the
+/* Key rows' lane pick (see vec_avx512.h's vh_phase) for S = 1 and 2 (VH_PHASE_MAX_S): for
+ * S = 2 the even 16-bit lanes of m[0] ++ m[1], i.e. the
  * low half of each 32-bit lane, masked and packed with unsigned saturation (exact: the masked
  * values are 0..65535), then the 64-bit permute that undoes the pack's interleaving of
  * 128-bit lanes. */
-#define VH_HAVE_PHASE2 1
+#define VH_HAVE_PHASE 1
+#define VH_PHASE_MAX_S 2
 static inline __m256i nkl__even16(__m256i a, __m256i b) {
   const __m256i lo = _mm256_set1_epi32(0xFFFF);
   return _mm256_permute4x64_epi64(

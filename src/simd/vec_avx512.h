@@ -529,6 +529,7 @@ static inline int32_t vf_reduce_imax(vf a) {
  * S = 3 one vpermt2w and a masked vpermw of m[2] into lanes 22..31, S = 4 two vpermt2w and
  * a blend at lane 16. */
 #define VH_HAVE_PHASE 1
+#define VH_PHASE_MAX_S 4
 static inline __attribute__((always_inline)) vh vh_phase(const vh *m, int S) {
   const __m512i iota = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17,
                                         16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
