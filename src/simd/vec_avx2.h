@@ -534,21 +534,46 @@ static inline int16_t vh_reduce_max(vh a) {
   return nkl__reduce_max_epi16x8(
       _mm_max_epi16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1)));
 }
-/* Key rows' lane pick (see vec_avx512.h's vh_phase) for S = 1 and 2 (VH_PHASE_MAX_S): for
- * S = 2 the even 16-bit lanes of m[0] ++ m[1], i.e. the
- * low half of each 32-bit lane, masked and packed with unsigned saturation (exact: the masked
- * values are 0..65535), then the 64-bit permute that undoes the pack's interleaving of
- * 128-bit lanes. */
+/* Key rows' lane pick (see vec_avx512.h's vh_phase) for S = 1, 2 and 3 (VH_PHASE_MAX_S).
+ * S = 2: the even 16-bit lanes of m[0] ++ m[1], i.e. the low half of each 32-bit lane,
+ * masked and packed with unsigned saturation (exact: the masked values are 0..65535), then
+ * the 64-bit permute that undoes the pack's interleaving of 128-bit lanes.
+ * S = 3: 16 outputs from 48 lanes a ++ b ++ c. Output lanes 0..7 are lanes 0 3 6 of a.lo128,
+ * 9 12 15 of a.hi128 and 18 21 of b.lo128; output lanes 8..15 the same positions (1 + 3i
+ * apart by 24) of b.hi128, c.lo128 and c.hi128. So the 128-bit halves pair up as
+ * [a.lo | b.hi], [a.hi | c.lo], [b.lo | c.hi] (two in-lane blends and one 128-bit permute),
+ * and one byte shuffle per pair moves its picks into place, zeroing the rest. */
 #define VH_HAVE_PHASE 1
-#define VH_PHASE_MAX_S 2
+#define VH_PHASE_MAX_S 3
 static inline __m256i nkl__even16(__m256i a, __m256i b) {
   const __m256i lo = _mm256_set1_epi32(0xFFFF);
   return _mm256_permute4x64_epi64(
       _mm256_packus_epi32(_mm256_and_si256(a, lo), _mm256_and_si256(b, lo)), 0xD8);
 }
-static inline vh vh_phase(const vh *m, int S) {
+static inline __m256i nkl__third16(__m256i a, __m256i b, __m256i c) {
+  const __m256i p0 = _mm256_blend_epi32(a, b, 0xF0), p1 = _mm256_permute2x128_si256(a, c, 0x21),
+                p2 = _mm256_blend_epi32(b, c, 0xF0);
+  /* per 128-bit half: output word o <- source word w as bytes (2w, 2w + 1) at 2o; -128
+   * (high bit set) zeroes a byte */
+  const __m256i m0 = _mm256_setr_epi8(0, 1, 6, 7, 12, 13, -128, -128, -128, -128, -128, -128, -128,
+                                      -128, -128, -128, 0, 1, 6, 7, 12, 13, -128, -128, -128, -128,
+                                      -128, -128, -128, -128, -128, -128);
+  const __m256i m1 = _mm256_setr_epi8(-128, -128, -128, -128, -128, -128, 2, 3, 8, 9, 14, 15, -128,
+                                      -128, -128, -128, -128, -128, -128, -128, -128, -128, 2, 3, 8,
+                                      9, 14, 15, -128, -128, -128, -128);
+  const __m256i m2 = _mm256_setr_epi8(-128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+                                      -128, -128, 4, 5, 10, 11, -128, -128, -128, -128, -128, -128,
+                                      -128, -128, -128, -128, -128, -128, 4, 5, 10, 11);
+  return _mm256_or_si256(_mm256_or_si256(_mm256_shuffle_epi8(p0, m0), _mm256_shuffle_epi8(p1, m1)),
+                         _mm256_shuffle_epi8(p2, m2));
+}
+static inline __attribute__((always_inline)) vh vh_phase(const vh *m, int S) {
   if (S == 1) return m[0];
-  const vh r = {nkl__even16(m[0].lo, m[0].hi), nkl__even16(m[1].lo, m[1].hi)};
+  if (S == 2) {
+    const vh r = {nkl__even16(m[0].lo, m[0].hi), nkl__even16(m[1].lo, m[1].hi)};
+    return r;
+  }
+  const vh r = {nkl__third16(m[0].lo, m[0].hi, m[1].lo), nkl__third16(m[1].hi, m[2].lo, m[2].hi)};
   return r;
 }
 /* The values of 32 keys (unkey: m = k + c, then the key's xor). */
