@@ -325,9 +325,9 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
 
   /* Key rows (pool_kernels.inc): f16/bf16 max pools with one input row per output row, in
    * output mode, stride 1 to 4 on AVX-512 and 1 to 3 on AVX2 (its VH_PHASE_MAX_S; others
-   * take the row path); each of the thread's two row buffers (2 tmp_len int16 keys) holds a row's
-   * keys after pad keys of -inf, and the window loads reach S * (OW rounded up to 32) + (k - 1) *
-   * dil keys, plus a vector. */
+   * take the row path); each of the thread's two row buffers (2 tmp_len int16 keys) holds
+   * a row's keys after pad keys of -inf, and the window loads reach
+   * S * (OW rounded up to 32) + (k - 1) * dil keys, plus a vector. */
   a.key_rows = kind == POOL_MAX && x->dtype != NKL_F32 && !a.tap_mode && !short_rows &&
                a.d.in == 1 && a.h.in == 1 && a.d.out == 1 && a.h.out == 1 &&
                a.stride <= (kern->isa >= NKL_ISA_AVX512 ? 4

@@ -57,10 +57,9 @@ typedef struct pool_args {
    * dilation 1, 3 to 5 taps; 3 split mode (pool_row_split2), bf16 averages of at most 64
    * columns and 32 outputs, stride 2, dilation 1, up to POOL_SHORT_KMAX taps. */
   int short_rows;
-  /* Key rows (pool_key_rows; AVX-512 kernels, AVX2 for strides 1 to 3): f16/bf16 max
-   * pools with one input row per output row (MaxPool1d), output mode, stride 1 to 4; the
-   * thread's two row buffers hold
-   * the padded key row (tmp_len covers it). */
+  /* Key rows (pool_key_rows): f16/bf16 max pools with one input row per output row
+   * (MaxPool1d), output mode, stride 1 to 4 on AVX-512, 1 to 3 on AVX2; the thread's two row
+   * buffers hold the padded key row (tmp_len covers it). */
   int key_rows;
 } pool_args;
 

@@ -539,8 +539,8 @@ static inline int16_t vh_reduce_max(vh a) {
  * masked and packed with unsigned saturation (exact: the masked values are 0..65535), then
  * the 64-bit permute that undoes the pack's interleaving of 128-bit lanes.
  * S = 3: 16 outputs from 48 lanes a ++ b ++ c. Output lanes 0..7 are lanes 0 3 6 of a.lo128,
- * 9 12 15 of a.hi128 and 18 21 of b.lo128; output lanes 8..15 the same positions (1 + 3i
- * apart by 24) of b.hi128, c.lo128 and c.hi128. So the 128-bit halves pair up as
+ * 9 12 15 of a.hi128 and 18 21 of b.lo128; the pattern repeats every 24 lanes, so output
+ * lanes 8..15 take the same positions of b.hi128, c.lo128 and c.hi128. The halves pair up as
  * [a.lo | b.hi], [a.hi | c.lo], [b.lo | c.hi] (two in-lane blends and one 128-bit permute),
  * and one byte shuffle per pair moves its picks into place, zeroing the rest. */
 #define VH_HAVE_PHASE 1
