@@ -617,10 +617,7 @@ static inline __attribute__((always_inline)) void vf_store_unkey16(uint16_t *p, 
    * saturates: keys are int16) */
   const __m256i k = _mm256_permute4x64_epi64(
       _mm256_packs_epi32(_mm256_castps_si256(a.lo), _mm256_castps_si256(a.hi)), 0xD8);
-  const __m256i m = _mm256_add_epi16(k, _mm256_set1_epi16((int16_t)c));
-  _mm256_storeu_si256(
-      (__m256i *)p,
-      _mm256_xor_si256(m, _mm256_and_si256(_mm256_srai_epi16(m, 15), _mm256_set1_epi16(0x7FFF))));
+  _mm256_storeu_si256((__m256i *)p, nkl__unkey16x16(k, c));
 }
 
 /* p[0..n) -> its exclusive prefix sums (mod 2^32); returns the total (see vec_common.h).
