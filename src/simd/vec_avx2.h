@@ -202,9 +202,11 @@ static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
 
 /* The division-free encoder of vec_avx512.h (the math is there): the codes of y[j] / s as
  * v = max(|q0|, RN(|q0| / 2 + 2^-7)), q0 = RN(y[j] * rv), rounded half up, rv = RN(1 / s);
- * returns 0, storing nothing, when a lane is within [-8, 7] ulps of a code step (the exact
- * path's): that is, when the 16 bits above the low 4 of t's 20 dropped bits are all zero in
- * some lane, which the running unsigned minimum of those fields finds.
+ * returns 0 when a lane is within [-8, 7] ulps of a code step (the exact path's): that is,
+ * when the 16 bits above the low 4 of t's 20 dropped bits are all zero in some lane, which
+ * the running unsigned minimum of those fields finds. Unlike vec_avx512.h it stores the 64
+ * codes either way (the caller rewrites a declined group): with no branch before the store,
+ * the packs are not sunk below it, which kept every intermediate live and spilled them.
  * Fewer operations than vf_store_e4m3_finite_x4's layout, as AVX2 cores with 128-bit units
  * (Zen 1: this pass was ~45% of LayerNormQuant in cache) pay twice per 256-bit operation and
  * run vector shifts on one pipe: the magnitudes t >> 20 (<= 0x7E) and the signs go through
@@ -230,9 +232,6 @@ static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) 
     mag16[j] = _mm256_packus_epi32(mg[0], mg[1]);
     sgn16[j] = _mm256_packs_epi32(u[0], u[1]);
   }
-  if (!_mm256_testz_si256(_mm256_cmpeq_epi32(nearmin, _mm256_setzero_si256()),
-                          _mm256_set1_epi32(-1)))
-    return 0;
   __m256i c[2];
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   for (int l = 0; l < 2; l++) {
@@ -242,7 +241,8 @@ static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) 
         _mm256_or_si256(mag, _mm256_and_si256(sgn, _mm256_set1_epi8((char)0x80))), order);
   }
   nkl__e4m3_store_line(p, c[0], c[1], nt);
-  return 1;
+  return _mm256_testz_si256(_mm256_cmpeq_epi32(nearmin, _mm256_setzero_si256()),
+                            _mm256_set1_epi32(-1));
 }
 
 /* Non-temporal stores (p aligned to the vector's bytes: 64 for f32, 32 for 16-bit). */
