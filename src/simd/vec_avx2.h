@@ -168,13 +168,16 @@ static inline void vf_store_e4m3(uint8_t *p, vf a) {
 /* Lanes finite with |a| < 464 (see vec_scalar.h): the same encoder here. */
 static inline void vf_store_e4m3_finite(uint8_t *p, vf a) { vf_store_e4m3(p, a); }
 
-/* The 32 byte codes of two vectors a, b (32-bit codes a.lo = lanes 0..7, a.hi = 8..15) in
- * order: the pack steps interleave 4-lane groups (128-bit lane L holds a[4L..], a[8 + 4L..],
+/* The bytes of two vectors a, b packed 32 -> 16 -> 8 bits (a.lo = lanes 0..7, a.hi = 8..15)
+ * come out with 4-lane groups interleaved (128-bit lane L holds a[4L..], a[8 + 4L..],
  * b[4L..], b[8 + 4L..]); one vpermd puts the groups back in order. */
-static inline __m256i nkl__e4m3_pack2(__m256i alo, __m256i ahi, __m256i blo, __m256i bhi) {
-  const __m256i bytes =
-      _mm256_packus_epi16(_mm256_packus_epi32(alo, ahi), _mm256_packus_epi32(blo, bhi));
+static inline __m256i nkl__e4m3_order(__m256i bytes) {
   return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+/* The 32 byte codes of two vectors a, b (32-bit codes) in order. */
+static inline __m256i nkl__e4m3_pack2(__m256i alo, __m256i ahi, __m256i blo, __m256i bhi) {
+  return nkl__e4m3_order(
+      _mm256_packus_epi16(_mm256_packus_epi32(alo, ahi), _mm256_packus_epi32(blo, bhi)));
 }
 /* 64 code bytes c[0..1] at p (nt: non-temporal, p 64-byte aligned). */
 static inline void nkl__e4m3_store_line(uint8_t *p, __m256i c0, __m256i c1, int nt) {
@@ -233,12 +236,11 @@ static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) 
     sgn16[j] = _mm256_packs_epi32(u[0], u[1]);
   }
   __m256i c[2];
-  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   for (int l = 0; l < 2; l++) {
     const __m256i mag = _mm256_packus_epi16(mag16[2 * l], mag16[2 * l + 1]);
     const __m256i sgn = _mm256_packs_epi16(sgn16[2 * l], sgn16[2 * l + 1]);
-    c[l] = _mm256_permutevar8x32_epi32(
-        _mm256_or_si256(mag, _mm256_and_si256(sgn, _mm256_set1_epi8((char)0x80))), order);
+    c[l] =
+        nkl__e4m3_order(_mm256_or_si256(mag, _mm256_and_si256(sgn, _mm256_set1_epi8((char)0x80))));
   }
   nkl__e4m3_store_line(p, c[0], c[1], nt);
   return _mm256_testz_si256(_mm256_cmpeq_epi32(nearmin, _mm256_setzero_si256()),
