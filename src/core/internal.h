@@ -50,10 +50,13 @@ void nkl__ran_kernel(const char *op, const char *kernel);
 
 nkl_isa nkl__isa(void); /* the active ISA: min(cpu, NKL_MAX_ISA, nkl_set_max_isa) */
 
-/* Memory tuning by CPU vendor, set with the ISA (first nkl__isa call, before any kernel
- * runs): 1 on Intel, 0 elsewhere; NKL_CPU_TUNING=intel|other overrides. See VF_PREFETCH and
- * the quantized norms' streamed codes (rownorm.c) for what it selects and why. */
+/* Memory tuning by CPU, set with the ISA (first nkl__isa call, before any kernel runs):
+ * nkl__tune_intel 1 on Intel, nkl__tune_zen1 1 on AMD Zen and Zen+ (family 17h models below
+ * 30h), both 0 elsewhere; NKL_CPU_TUNING=intel|zen1|other overrides both. See VF_PREFETCH,
+ * the quantized norms' streamed codes (rownorm.c), the pools' y prefetch and the backward's
+ * streamed dx (rownorm_bwd.c) for what they select and why. */
 extern int nkl__tune_intel;
+extern int nkl__tune_zen1;
 
 /* A kernel list entry: the first entry whose isa <= active and whose key matches wins.
  * Lists are ordered best first and end with the portable scalar kernel. */

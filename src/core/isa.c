@@ -23,6 +23,20 @@ static int detect_intel(void) {
   return b == 0x756E6547u && d == 0x49656E69u && c == 0x6C65746Eu; /* "GenuineIntel" */
 }
 
+/* AMD family 17h models 00h-2Fh (Zen, Zen+): 256-bit vector operations run as two 128-bit
+ * halves, so AVX2 kernels that are memory-bound elsewhere (the row norms' backward) are
+ * compute-bound there. Family and model per CPUID leaf 1: base family 0xF plus the extended
+ * family, the extended model above the base model. */
+static int detect_zen1(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+  if (!(b == 0x68747541u && d == 0x69746E65u && c == 0x444D4163u)) return 0; /* "AuthenticAMD" */
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  const unsigned base = (a >> 8) & 0xF, family = base == 0xF ? base + ((a >> 20) & 0xFF) : base,
+                 model = ((a >> 4) & 0xF) | (base == 0xF ? ((a >> 16) & 0xF) << 4 : 0);
+  return family == 0x17 && model < 0x30;
+}
+
 static nkl_isa detect_cpu(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return NKL_ISA_SCALAR;
@@ -43,10 +57,12 @@ static nkl_isa detect_cpu(void) {
 }
 #else
 static int detect_intel(void) { return 0; }
+static int detect_zen1(void) { return 0; }
 static nkl_isa detect_cpu(void) { return NKL_ISA_SCALAR; }
 #endif
 
 NKL_ENTRY_DATA int nkl__tune_intel = 0;
+NKL_ENTRY_DATA int nkl__tune_zen1 = 0;
 
 static const char *const kIsaNames[NKL_ISA_COUNT] = {"scalar", "avx2", "avx512", "avx512bf16"};
 
@@ -69,11 +85,12 @@ NKL_ENTRY_TEXT nkl_isa nkl_cpu_isa(void) {
   if (v < 0) {
     v = detect_cpu();
     const char *tune = getenv("NKL_CPU_TUNING");
-    if (tune && *tune && strcmp(tune, "intel") && strcmp(tune, "other"))
-      fprintf(stderr, "nkl: ignoring NKL_CPU_TUNING=%s (use intel|other)\n", tune);
-    nkl__tune_intel = tune && !strcmp(tune, "intel")   ? 1
-                      : tune && !strcmp(tune, "other") ? 0
-                                                       : detect_intel();
+    const int known =
+        tune && (!strcmp(tune, "intel") || !strcmp(tune, "zen1") || !strcmp(tune, "other"));
+    if (tune && *tune && !known)
+      fprintf(stderr, "nkl: ignoring NKL_CPU_TUNING=%s (use intel|zen1|other)\n", tune);
+    nkl__tune_intel = known ? !strcmp(tune, "intel") : detect_intel();
+    nkl__tune_zen1 = known ? !strcmp(tune, "zen1") : detect_zen1();
     const char *env = getenv("NKL_MAX_ISA");
     if (env && *env) {
       int cap = nkl_isa_parse(env);

@@ -148,6 +148,12 @@ NKL_ENTRY_TEXT static nkl_status bwd(const char *op, bool ln, const nkl_tensor *
     if (!(part = nkl__scratch_get(bytes)))
       return nkl__fail(NKL_ERR_ALLOC, "%s: cannot allocate %zu bytes of partial sums", op, bytes);
   }
+  /* dx is streamed (non-temporal stores) once x, dy and dx exceed the LLC share: 10-25%
+   * faster cold on the Zen 4 and Xeon guests, where the backward runs near memory speed. Not
+   * on Zen and Zen+ (nkl__tune_zen1), whose halved 256-bit operations leave it compute-bound
+   * (40% SOL): there plain stores were 13-18% faster on every prefill row (Zen 1 guest,
+   * session 41, cold, 2 threads, 3 alternating rounds: RMSNormBwd W8 6.22 -> 5.12 ms, W5
+   * 12.43 -> 10.22, LayerNormBwd W8 7.27 -> 6.36, W3 31.3 -> 26.4). */
   const rownorm_bwd_args a = {
       x->data,
       dy->data,
@@ -163,8 +169,10 @@ NKL_ENTRY_TEXT static nkl_status bwd(const char *op, bool ln, const nkl_tensor *
       chunks,
       dw && !direct ? part : NULL,
       db && !direct ? part + (dw ? chunks * n : 0) : NULL,
-      nkl__use_streaming_stores(dx->data, dxrs * (int64_t)nkl_dtype_size(xt),
-                                3 * m * n * (int64_t)nkl_dtype_size(xt), 16 * nkl_dtype_size(xt)),
+      !nkl__tune_zen1 &&
+          nkl__use_streaming_stores(dx->data, dxrs * (int64_t)nkl_dtype_size(xt),
+                                    3 * m * n * (int64_t)nkl_dtype_size(xt),
+                                    16 * nkl_dtype_size(xt)),
       direct,
       direct && dw ? dw->data : NULL,
       direct && db ? db->data : NULL};
