@@ -169,10 +169,9 @@ NKL_ENTRY_TEXT static nkl_status bwd(const char *op, bool ln, const nkl_tensor *
       chunks,
       dw && !direct ? part : NULL,
       db && !direct ? part + (dw ? chunks * n : 0) : NULL,
-      !nkl__tune_zen1 &&
-          nkl__use_streaming_stores(dx->data, dxrs * (int64_t)nkl_dtype_size(xt),
-                                    3 * m * n * (int64_t)nkl_dtype_size(xt),
-                                    16 * nkl_dtype_size(xt)),
+      !nkl__tune_zen1 && nkl__use_streaming_stores(dx->data, dxrs * (int64_t)nkl_dtype_size(xt),
+                                                   3 * m * n * (int64_t)nkl_dtype_size(xt),
+                                                   16 * nkl_dtype_size(xt)),
       direct,
       direct && dw ? dw->data : NULL,
       direct && db ? db->data : NULL};
