@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The nkl command end to end: catalog size, check on the implemented row norms under every
-# ISA cap this CPU has, SKIP (never PASS) for unimplemented ops, exit 2 on bad input.
+# ISA cap this CPU has, SKIP (never PASS) for unimplemented ops, exit 2 on bad input, the
+# NKL_CPU_TUNING values.
 # Usage: cli_basic.sh path/to/nkl source_dir
 set -u
 NKL=$1
@@ -44,6 +45,20 @@ expect "desc check passes" 0 "$NKL" check --desc "LayerNormFwd dtype=bf16 x=[3,4
 msg=$("$NKL" check --desc "garbage [[[" 2>&1 | wc -l)
 [ "$msg" = "1" ] && ok "bad descriptor: one-line message" || bad "bad descriptor printed $msg lines"
 for c in list check bench info; do expect "$c --help" 0 "$NKL" $c --help; done
+# NKL_CPU_TUNING: each known value taken silently and the backward checked under it (zen1: dx
+# stored normally; intel/other: streamed once the call exceeds the LLC share, here forced by
+# NKL_STREAM_MIN_BYTES); an unknown value is named on stderr and ignored.
+for t in intel zen1 other; do
+  out=$(NKL_CPU_TUNING=$t NKL_STREAM_MIN_BYTES=1 "$NKL" check --op RMSNormBwd --id W9 2>&1)
+  if echo "$out" | grep -q "ignoring NKL_CPU_TUNING"; then
+    bad "NKL_CPU_TUNING=$t warned"
+  else
+    [ "$(echo "$out" | tail -1)" = "1 passed, 0 failed, 0 skipped" ] && ok "RMSNormBwd W9 under NKL_CPU_TUNING=$t" ||
+      bad "RMSNormBwd W9 under NKL_CPU_TUNING=$t: $(echo "$out" | tail -1)"
+  fi
+done
+NKL_CPU_TUNING=bogus "$NKL" check --op RMSNormBwd --id W7 2>&1 | grep -q "ignoring NKL_CPU_TUNING=bogus (use intel|zen1|other)" &&
+  ok "unknown NKL_CPU_TUNING named" || bad "unknown NKL_CPU_TUNING not reported"
 out=$("$NKL" bench --desc "RMSNormFwd dtype=bf16 x=[4,4096]" --samples 4 --warmup 2 --json /tmp/nkl_cli_bench.$$.json)
 python3 -c "import json; d=json.load(open('/tmp/nkl_cli_bench.$$.json')); r=d['rows'][0]; assert r['ours']['median_ms']>0 and len(r['ours']['samples_ms'])==4" \
   && ok "bench --json writes samples" || bad "bench --json: $out"
