@@ -476,6 +476,60 @@ static void test_quant_nan_row(void) {
   }
 }
 
+/* Fused add in bf16 with NaNs: residual_out keeps each NaN's payload, made quiet, on every
+ * ISA (AVX2 stores it without the NaN handling of the bf16 rounding, which is exact for sums
+ * of bf16 values: see fused_add_r), and inf + -inf gives the default NaN. Row 0 holds all
+ * 254 bf16 NaN patterns in x, then in residual, and again in x across the 5-element tail;
+ * row 1 none, so its y must stay finite. */
+static void test_fused_add_nan_payloads(void) {
+  nkl_isa isas[NKL_ISA_COUNT];
+  const int nisa = tu_isas(isas);
+  enum { N = 517, NP = 254 };
+  uint16_t nanp[NP];
+  for (int i = 0; i < NP / 2; i++)
+    nanp[i] = (uint16_t)(0x7F81 + i), nanp[NP / 2 + i] = (uint16_t)(0xFF81 + i);
+  static uint16_t x[2 * N], res[2 * N], y[2 * N], ro[2 * N], want[N];
+  float w[N], b[N];
+  nkl_fill_normal(x, NKL_BF16, 2 * N, 21, 1.0);
+  nkl_fill_normal(res, NKL_BF16, 2 * N, 22, 1.0);
+  nkl_fill_normal(w, NKL_F32, N, 23, 1.0);
+  nkl_fill_normal(b, NKL_F32, N, 24, 1.0);
+  for (int i = 0; i < N; i++) want[i] = 0;
+  for (int i = 0; i < NP; i++) x[i] = nanp[i], want[i] = (uint16_t)(nanp[i] | 0x40);
+  x[NP] = 0x7F80, res[NP] = 0xFF80, want[NP] = 0xFFC0; /* inf + -inf */
+  for (int i = 0; i < NP; i++)
+    res[NP + 1 + i] = nanp[i], want[NP + 1 + i] = (uint16_t)(nanp[i] | 0x40);
+  for (int i = 2 * NP + 1; i < N; i++)
+    x[i] = nanp[i % NP], want[i] = (uint16_t)(nanp[i % NP] | 0x40);
+  const int64_t shape[2] = {2, N}, wshape[1] = {N};
+  nkl_tensor tx = nkl_tensor_make(NKL_BF16, 2, shape, x),
+             tr = nkl_tensor_make(NKL_BF16, 2, shape, res),
+             ty = nkl_tensor_make(NKL_BF16, 2, shape, y),
+             tro = nkl_tensor_make(NKL_BF16, 2, shape, ro),
+             tw = nkl_tensor_make(NKL_F32, 1, wshape, w),
+             tb = nkl_tensor_make(NKL_F32, 1, wshape, b);
+  for (int k = 0; k < nisa; k++) {
+    nkl_set_max_isa(isas[k]);
+    for (int ln = 0; ln < 2; ln++) {
+      CHECK_STATUS(
+          ln ? nkl_fused_add_layernorm_fwd(&tx, &tr, &tw, &tb, 1e-5f, &ty, &tro, NULL, NULL)
+             : nkl_fused_add_rmsnorm_fwd(&tx, &tr, &tw, 1e-6f, &ty, &tro, NULL),
+          NKL_OK);
+      int bad = 0; /* every element of row 0 has a NaN sum; report the first few misses */
+      for (int i = 0; i < N && bad < 3; i++)
+        if (ro[i] != want[i]) {
+          bad++;
+          CHECK(0, "%s %s: residual_out[%d] = 0x%04x, want 0x%04x (x 0x%04x, res 0x%04x)",
+                nkl_isa_name(isas[k]), ln ? "LN" : "RMS", i, ro[i], want[i], x[i], res[i]);
+        }
+      int y_ok = 1;
+      for (int i = 0; i < N; i++)
+        y_ok &= isnan(nkl_get(y, NKL_BF16, i)) && !isnan(nkl_get(y, NKL_BF16, N + i));
+      CHECK(y_ok, "%s %s: y not NaN in row 0 only", nkl_isa_name(isas[k]), ln ? "LN" : "RMS");
+    }
+  }
+}
+
 #if defined(__x86_64__)
 void f32_fp8e4m3_encode__scalar(const float *src, uint8_t *dst, int64_t n);
 void f32_fp8e4m3_encode__avx2(const float *src, uint8_t *dst, int64_t n);
@@ -771,6 +825,7 @@ int main(void) {
   tu_run("layernorm_quant", test_LNQ);
   tu_run("weightnorm", test_WN);
   tu_run("quant_nan_row", test_quant_nan_row);
+  tu_run("fused_add_nan_payloads", test_fused_add_nan_payloads);
   tu_run("oracle_detects_errors", test_oracle_detects_errors);
   tu_run("bad_input", test_bad_input);
   return tu_summary();
