@@ -17,11 +17,14 @@ static uint64_t xgetbv0(void) {
   return ((uint64_t)hi << 32) | lo;
 }
 
-static int detect_intel(void) {
-  unsigned a, b, c, d;
-  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
-  return b == 0x756E6547u && d == 0x49656E69u && c == 0x6C65746Eu; /* "GenuineIntel" */
+/* CPUID leaf 0's vendor string, 12 characters in EBX, EDX, ECX order, is `name`. */
+static int vendor_is(const char name[13]) {
+  unsigned a, r[3];
+  if (!__get_cpuid(0, &a, &r[0], &r[2], &r[1])) return 0;
+  return memcmp(r, name, 12) == 0;
 }
+
+static int detect_intel(void) { return vendor_is("GenuineIntel"); }
 
 /* AMD family 17h models 00h-2Fh (Zen, Zen+): 256-bit vector operations run as two 128-bit
  * halves, so AVX2 kernels that are memory-bound elsewhere (the row norms' backward) are
@@ -29,9 +32,7 @@ static int detect_intel(void) {
  * family, the extended model above the base model. */
 static int detect_zen1(void) {
   unsigned a, b, c, d;
-  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
-  if (!(b == 0x68747541u && d == 0x69746E65u && c == 0x444D4163u)) return 0; /* "AuthenticAMD" */
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  if (!vendor_is("AuthenticAMD") || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
   const unsigned base = (a >> 8) & 0xF, family = base == 0xF ? base + ((a >> 20) & 0xFF) : base,
                  model = ((a >> 4) & 0xF) | (base == 0xF ? ((a >> 16) & 0xF) << 4 : 0);
   return family == 0x17 && model < 0x30;
