@@ -423,10 +423,11 @@ static inline uint32_t vf_mask_not_less(vf a, vf b) {
 /* Stream compaction of lane numbers (see vec_scalar.h), 8 lanes at a time: entry m of the
  * table holds, byte j, the lane of the j-th set bit of m (zero past popcount(m)); widened to
  * 32 bits, plus base, it is the 8 indices to store, of which the first popcount(m) count.
- * Two 8-lane stores per 16 lanes (the contract allows writing dst[0..16)), against 16 for the
- * branch-free scalar loop used before session 19: on Zen 2, where AVX2 is the widest ISA,
- * top-k's collect pass ran at the speed of that loop. (Entry m: bytes = the set bits of m in
- * ascending order; generated once by a 4-line script, checked by test_topk's random rows.) */
+ * At most two 4-lane stores per 8 lanes (the contract allows writing dst[0..16)), against 16
+ * per 16 lanes for the branch-free scalar loop used before session 19: on Zen 2, where AVX2
+ * is the widest ISA, top-k's collect pass ran at the speed of that loop. (Entry m: bytes = the set
+ * bits of m in ascending order; generated once by a 4-line script, checked by test_topk's random
+ * rows.) */
 static const uint64_t nkl__compress8_table[256] = {
     0x0000000000000000u, 0x0000000000000000u, 0x0000000000000001u, 0x0000000000000100u,
     0x0000000000000002u, 0x0000000000000200u, 0x0000000000000201u, 0x0000000000020100u,
@@ -493,16 +494,27 @@ static const uint64_t nkl__compress8_table[256] = {
     0x0000000706050403u, 0x0000070605040300u, 0x0000070605040301u, 0x0007060504030100u,
     0x0000070605040302u, 0x0007060504030200u, 0x0007060504030201u, 0x0706050403020100u,
 };
-static inline __attribute__((always_inline)) int nkl__compress8(int32_t *dst, __m256i base,
+/* The first four of an 8-lane group's indices go out in one 128-bit store, the other four
+ * in a second store only where more than four lanes are set: with the sparse masks of top-k's
+ * collect pass (~3% of lanes) that branch is almost never taken, and one store in place of
+ * the two of an 8-lane store per group took the pass from 30.8k to 24.0k TSC ticks per
+ * 65536-score row in cache on the Zen 1 guest, which does one 128-bit store per cycle. */
+static inline __attribute__((always_inline)) int nkl__compress8(int32_t *dst, __m128i base,
                                                                 uint32_t m) {
-  const __m256i l = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)nkl__compress8_table[m]));
-  _mm256_storeu_si256((__m256i *)dst, _mm256_add_epi32(base, l));
-  return __builtin_popcount(m);
+  const uint64_t l = nkl__compress8_table[m];
+  _mm_storeu_si128((__m128i *)dst,
+                   _mm_add_epi32(base, _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)(uint32_t)l))));
+  const int n = __builtin_popcount(m);
+  if (__builtin_expect(n > 4, 0))
+    _mm_storeu_si128(
+        (__m128i *)dst + 1,
+        _mm_add_epi32(base, _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)(uint32_t)(l >> 32)))));
+  return n;
 }
 static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
-  const __m256i b = _mm256_set1_epi32(base);
+  const __m128i b = _mm_set1_epi32(base);
   const int n = nkl__compress8(dst, b, m & 0xFFu);
-  return n + nkl__compress8(dst + n, _mm256_add_epi32(b, _mm256_set1_epi32(8)), m >> 8 & 0xFFu);
+  return n + nkl__compress8(dst + n, _mm_add_epi32(b, _mm_set1_epi32(8)), m >> 8 & 0xFFu);
 }
 
 /* Fixed tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1. */
@@ -649,24 +661,23 @@ static inline __attribute__((always_inline)) void vf_store_unkey16(uint16_t *p, 
 }
 
 /* p[0..n) -> its exclusive prefix sums (mod 2^32); returns the total (see vec_common.h).
- * Per 8 lanes: the inclusive sums of each 128-bit half by two byte shifts, then lane 3's
- * sum added to the upper half, minus v for the exclusive sums, plus the running carry
- * (lane 7 broadcast). Top-k's radix sort scans 2 x 4096 bins per row, ~2300 survivors. */
+ * Per 4 lanes: the inclusive sums by two byte shifts, minus v for the exclusive sums, plus
+ * the running carry (lane 3's sum broadcast). Top-k's radix sort scans ~6k bins per row,
+ * ~2300 survivors. 128-bit, not 256: the 8-lane form needs two lane-crossing permutes per
+ * step, and on the Zen 1 guest (where AVX2 is the widest ISA) it took 1.6 cycles per bin
+ * against ~0.7 for this one. */
 #define VF_HAVE_EXCLUSIVE_SCAN 1 /* vec_common.h has the portable version */
 static inline uint32_t vu_exclusive_scan(uint32_t *p, int64_t n) {
-  const __m256i l3 = _mm256_set1_epi32(3), l7 = _mm256_set1_epi32(7);
-  __m256i carry = _mm256_setzero_si256();
+  __m128i carry = _mm_setzero_si128();
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
-    __m256i s = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
-    s = _mm256_add_epi32(s, _mm256_slli_si256(s, 8));
-    s = _mm256_add_epi32(
-        s, _mm256_blend_epi32(_mm256_setzero_si256(), _mm256_permutevar8x32_epi32(s, l3), 0xF0));
-    _mm256_storeu_si256((__m256i *)(p + i), _mm256_add_epi32(_mm256_sub_epi32(s, v), carry));
-    carry = _mm256_add_epi32(carry, _mm256_permutevar8x32_epi32(s, l7));
+  for (; i + 4 <= n; i += 4) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+    __m128i s = _mm_add_epi32(v, _mm_slli_si128(v, 4));
+    s = _mm_add_epi32(s, _mm_slli_si128(s, 8));
+    _mm_storeu_si128((__m128i *)(p + i), _mm_add_epi32(_mm_sub_epi32(s, v), carry));
+    carry = _mm_add_epi32(carry, _mm_shuffle_epi32(s, 0xFF));
   }
-  uint32_t sum = (uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(carry));
+  uint32_t sum = (uint32_t)_mm_cvtsi128_si32(carry);
   for (; i < n; i++) {
     const uint32_t c = p[i];
     p[i] = sum;
