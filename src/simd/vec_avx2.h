@@ -499,16 +499,17 @@ static const uint64_t nkl__compress8_table[256] = {
  * collect pass (~3% of lanes) that branch is almost never taken, and one store in place of
  * the two of an 8-lane store per group took the pass from 30.8k to 24.0k TSC ticks per
  * 65536-score row in cache on the Zen 1 guest, which does one 128-bit store per cycle. */
+static inline __attribute__((always_inline)) void nkl__store_lanes4(int32_t *dst, __m128i base,
+                                                                    uint32_t bytes) {
+  _mm_storeu_si128((__m128i *)dst,
+                   _mm_add_epi32(base, _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)bytes))));
+}
 static inline __attribute__((always_inline)) int nkl__compress8(int32_t *dst, __m128i base,
                                                                 uint32_t m) {
   const uint64_t l = nkl__compress8_table[m];
-  _mm_storeu_si128((__m128i *)dst,
-                   _mm_add_epi32(base, _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)(uint32_t)l))));
+  nkl__store_lanes4(dst, base, (uint32_t)l);
   const int n = __builtin_popcount(m);
-  if (__builtin_expect(n > 4, 0))
-    _mm_storeu_si128(
-        (__m128i *)dst + 1,
-        _mm_add_epi32(base, _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)(uint32_t)(l >> 32)))));
+  if (__builtin_expect(n > 4, 0)) nkl__store_lanes4(dst + 4, base, (uint32_t)(l >> 32));
   return n;
 }
 static inline int vf_compress_lanes(int32_t *dst, int32_t base, uint32_t m) {
