@@ -467,6 +467,34 @@ static void check_agreement(const pcase *c, const void *x, const void *ref, cons
   tu_free(y);
 }
 
+/* Max pools whose only input row (H = 1, or D = H = 1) lies outside the D/H window of the
+ * only output row: with dilation and padding the window's taps can all be padding (rows -1,
+ * 1, 3 of a 1-row input), and every output is then -inf, as in PyTorch. Such a pool has one
+ * output row and at most one input row, the shape the key-rows path (f16/bf16 on AVX2 and
+ * AVX-512) takes; it read the input row anyway until session 43 (`make torch-check`, seed 3,
+ * found it). W windows of stride 1 to 3, with and without padding, widths around 32 keys;
+ * every output against the oracle (-inf) and across ISAs bit for bit. */
+static void test_empty_tap_rows(void) {
+  for (int d = 0; d < 3; d++)
+    for (int nsp = 2; nsp <= 3; nsp++)
+      for (int v = 0; v < 6; v++) {
+        pcase c = new_case(MAXP, kDt[d], 2, 3, nsp);
+        for (int i = 0; i < nsp - 1; i++) /* the leading axes: one row, no valid tap */
+          c.q.in[i] = 1, c.q.k[i] = 3, c.q.s[i] = 3, c.q.p[i] = 1, c.q.d[i] = 2;
+        const int w = nsp - 1;
+        c.q.in[w] = (int64_t[]){10, 31, 32, 33, 64, 97}[v], c.q.k[w] = 2 + v % 3,
+        c.q.s[w] = 1 + v % 3, c.q.p[w] = v % 2, c.q.d[w] = 1 + v / 3;
+        c.q.ceil_mode = 1;
+        CHECK(finish(&c), "empty tap row case %d", v);
+        void *x = make_input(&c, PLAIN, 90 + (uint64_t)v);
+        void *ref = scalar_ref(&c, x);
+        compare(&c, x, ref, "scalar");
+        check_agreement(&c, x, ref, "empty tap rows");
+        tu_free(x);
+        tu_free(ref);
+      }
+}
+
 /* Bit-identical outputs on every ISA and with 1, 2 and 3 threads. */
 static void test_bitwise_agreement(void) {
   uint64_t s = 99;
@@ -752,6 +780,7 @@ int main(void) {
   tu_run("subnormal_outputs", test_subnormal_outputs);
   tu_run("max_nan_and_zero_pairs", test_max_pairs);
   tu_run("tap_row_lists", test_tap_row_lists);
+  tu_run("empty_tap_rows", test_empty_tap_rows);
   tu_run("pair_windows", test_pair_windows);
   tu_run("bitwise_agreement_isas_threads", test_bitwise_agreement);
   tu_run("short_rows", test_short_rows);
