@@ -472,8 +472,9 @@ static void check_agreement(const pcase *c, const void *x, const void *ref, cons
  * 1, 3 of a 1-row input), and every output is then -inf, as in PyTorch. Such a pool has one
  * output row and at most one input row, the shape the key-rows path (f16/bf16 on AVX2 and
  * AVX-512) takes; it read the input row anyway until session 43 (`make torch-check`, seed 3,
- * found it). W windows of stride 1 to 3, with and without padding, widths around 32 keys;
- * every output against the oracle (-inf) and across ISAs bit for bit. */
+ * found it). W windows of stride 1 to 3 and dilation 1 and 2, with and without padding,
+ * widths 10 to 97 (around the 32-key vector); every output against the oracle (-inf) and
+ * across ISAs and thread counts bit for bit. */
 static void test_empty_tap_rows(void) {
   for (int d = 0; d < 3; d++)
     for (int nsp = 2; nsp <= 3; nsp++)

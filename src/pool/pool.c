@@ -327,10 +327,9 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
    * output mode, stride 1 to 4 on AVX-512 and 1 to 3 on AVX2 (its VH_PHASE_MAX_S; others
    * take the row path). One input row, and it must be a tap of the one output row's D/H
    * window (taps == 1): with dilation and padding that window can hold padding only, and
-   * its outputs are -inf (the row path's). Each of the thread's two row buffers (2 tmp_len
-   * int16 keys) holds
-   * a row's keys after pad keys of -inf, and the window loads reach
-   * S * (OW rounded up to 32) + (k - 1) * dil keys, plus a vector. */
+   * its outputs are then -inf (the row path's). Each of the thread's two row buffers
+   * (2 tmp_len int16 keys) holds a row's keys after pad keys of -inf, and the window loads
+   * reach S * (OW rounded up to 32) + (k - 1) * dil keys, plus a vector. */
   a.key_rows = kind == POOL_MAX && x->dtype != NKL_F32 && !a.tap_mode && !short_rows &&
                a.d.in == 1 && a.h.in == 1 && a.d.out == 1 && a.h.out == 1 && taps == 1 &&
                a.stride <= (kern->isa >= NKL_ISA_AVX512 ? 4
