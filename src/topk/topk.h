@@ -26,9 +26,16 @@ typedef struct topk_args {
  * lane, the threshold's witnesses (see topk_kernels.inc). */
 enum { TOPK_BLOCK = 128, TOPK_BINS = 3 * 4096 };
 
+/* The words per survivor array of a window of n scores: n + 16, rounded up to 16. */
+static inline int64_t topk_scratch_ld(int64_t n) { return (n + 16 + 15) / 16 * 16; }
+
+/* Per thread: the block maxima M and their keys (m words each), the survivors' indices and
+ * the sorted order (ld words each), two arrays of 64-bit words (2 ld each), the bins, and a
+ * copy of a strided row (s_kv + 16) at the end. */
 static inline int64_t topk_scratch_words(int64_t s_kv) {
   const int64_t m = (s_kv + TOPK_BLOCK - 1) / TOPK_BLOCK * 16;
-  return 2 * m + 6 * (s_kv + 16) + TOPK_BINS + 64;
+  /* a multiple of 16: every thread's slot starts 64-byte aligned */
+  return (2 * m + 6 * topk_scratch_ld(s_kv) + TOPK_BINS + (s_kv + 16) + 64 + 15) / 16 * 16;
 }
 
 #endif
