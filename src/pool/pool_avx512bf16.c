@@ -2,5 +2,4 @@
  * rounded by vcvtneps2bf16 (vec_avx512bf16.h; same bits as the integer rounding). */
 #include "simd/vec_avx512bf16.h"
 #define NKL_POOL_KERNEL_DTYPES(X) X(bf16, NKL_BF16)
-#define POOL_ONE_TAP_ROW 1 /* 1-d pools: pool1d_<isa>.c */
 #include "pool/pool_kernels.inc"
