@@ -298,7 +298,7 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
   a.row_stride = 8 + taps, a.one_tap_row = taps <= 1;
   const bool plan_rows = taps <= POOL_MAX_ROWS && OD * OH <= (1 << 20) / 8 / a.row_stride;
 
-  /* Short mode (pool_kernels.inc, AVX-512 kernels): rows in registers, with the row table;
+  /* Short mode (pool_pair_short.inc, AVX-512 kernels): rows in registers, with the row table;
    * global pools keep their own path. The same bits as the row path; NKL_POOL_SHORT=0 turns
    * it off, NKL_POOL_SHORT_PHASES=0 only its phase mode. 1, lookup mode: rows of at most 32
    * columns and 16 outputs; Zen 5 guest (2026-12-04), a scratch driver, 2 threads, median of
@@ -323,7 +323,7 @@ static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor
                              ? 2
                              : 0;
 
-  /* Key rows (pool_kernels.inc): f16/bf16 max pools with one input row per output row, in
+  /* Key rows (pool_key_rows.inc): f16/bf16 max pools with one input row per output row, in
    * output mode, stride 1 to 4 on AVX-512 and 1 to 3 on AVX2 (its VH_PHASE_MAX_S; others
    * take the row path). One input row, and it must be a tap of the one output row's D/H
    * window (taps == 1): with dilation and padding that window can hold padding only, and

@@ -50,7 +50,7 @@ typedef struct pool_args {
   int64_t tmp_len;  /* floats of one row buffer (a multiple of 16); each thread has two */
   float *scratch;   /* two tmp_len row buffers per thread, 64-byte aligned */
   atomic_int *slot; /* the next free slice */
-  /* Short mode (AVX-512 kernels, see pool_kernels.inc), not in tap mode or global; f32
+  /* Short mode (AVX-512 kernels, see pool_pair_short.inc), not in tap mode or global; f32
    * values, or POOL_KMAX keys widened to 32-bit lanes. 0 off; 1 lookup mode
    * (pool_row_short), rows of at most 32 input columns, 16 outputs and POOL_SHORT_KMAX W
    * taps; 2 phase mode (pool_row_phase2), at most 64 columns and 32 outputs, stride 2,
