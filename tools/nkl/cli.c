@@ -1,8 +1,10 @@
 #include "cli.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static bool allowed_opt(const char *allowed, const char *name) {
   const size_t n = strlen(name);
@@ -76,4 +78,14 @@ int cli_parse(int argc, char **argv, int first, const char *cmd, const char *all
     return -1;
   }
   return 0;
+}
+
+struct cJSON *json_doc_new(void) {
+  cJSON *doc = cJSON_CreateObject();
+  cJSON_AddNumberToObject(doc, "schema", 1);
+  char stamp[64];
+  const time_t now = time(NULL);
+  strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  cJSON_AddStringToObject(doc, "date", stamp);
+  return doc;
 }

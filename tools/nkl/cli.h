@@ -30,4 +30,9 @@ int cmd_report(int argc, char **argv);
 /* Exit statuses: 0 success, 1 a workload failed, 2 usage or input error. */
 enum { EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
+/* A new JSON document {"schema": 1, "date": now in UTC, ISO 8601}: the head of the files
+ * nkl calibrate and nkl bench write. */
+struct cJSON;
+struct cJSON *json_doc_new(void);
+
 #endif

@@ -193,12 +193,7 @@ int cmd_calibrate(int argc, char **argv) {
   cpu_model(model, sizeof model);
   const long llc = (long)llc_bytes();
 
-  cJSON *doc = cJSON_CreateObject();
-  cJSON_AddNumberToObject(doc, "schema", 1);
-  char stamp[64];
-  time_t now = time(NULL);
-  strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  cJSON_AddStringToObject(doc, "date", stamp);
+  cJSON *doc = json_doc_new();
   cJSON *cpu = cJSON_AddObjectToObject(doc, "cpu");
   cJSON_AddStringToObject(cpu, "model", model);
   cJSON_AddItemToObject(cpu, "isa_flags", isa_flags());
