@@ -413,6 +413,12 @@ static void test_bad_input(void) {
   CHECK_STATUS(nkl_rmsnorm_fwd(&tx, &t, 1e-6f, &ty, NULL), NKL_ERR_BAD_RANK);
   t = tx, t.strides[1] = 2;
   CHECK_STATUS(nkl_rmsnorm_fwd(&t, &tw, 1e-6f, &ty, NULL), NKL_ERR_BAD_STRIDE);
+  /* a message from a shared check names the entry point, that of this call (not the last) */
+  CHECK(strncmp(nkl_last_error(), "bad stride: rmsnorm_fwd: x ", 27) == 0, "message: %s",
+        nkl_last_error());
+  CHECK_STATUS(nkl_layernorm_fwd(&t, &tw, NULL, 1e-5f, &ty, NULL, NULL), NKL_ERR_BAD_STRIDE);
+  CHECK(strncmp(nkl_last_error(), "bad stride: layernorm_fwd: x ", 29) == 0, "message: %s",
+        nkl_last_error());
   t = tx, t.strides[0] = 4; /* rows overlap each other */
   CHECK_STATUS(nkl_rmsnorm_fwd(&t, &tw, 1e-6f, &ty, NULL), NKL_ERR_BAD_STRIDE);
   t = tx, t.strides[0] = -8;

@@ -39,7 +39,7 @@ static bool is_float_storage(nkl_dtype d) {
 }
 
 nkl_status nkl_convert(const nkl_tensor *src, nkl_tensor *dst) {
-  nkl__clear_error();
+  nkl__begin("convert");
   nkl_status s;
   if ((s = nkl__check_tensor(src, "src")) || (s = nkl__check_tensor(dst, "dst"))) return s;
   if (!is_float_storage(src->dtype) || !is_float_storage(dst->dtype))

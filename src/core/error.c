@@ -7,19 +7,38 @@
 
 static _Thread_local char g_message[512];
 static _Thread_local const char *g_kernel = "";
+static _Thread_local const char *g_op = ""; /* the entry point running on this thread */
 
 const char *nkl_last_error(void) { return g_message; }
 const char *nkl_last_kernel(void) { return g_kernel; }
 
-NKL_ENTRY_TEXT void nkl__clear_error(void) { g_message[0] = '\0'; }
+NKL_ENTRY_TEXT void nkl__begin(const char *op) {
+  g_message[0] = '\0';
+  g_op = op ? op : "";
+}
 
+/* Appends s to the message from offset n (truncating at its end); returns the new length. */
+static size_t put(size_t n, const char *s) {
+  while (*s && n + 1 < sizeof g_message) g_message[n++] = *s++;
+  g_message[n] = '\0';
+  return n;
+}
+
+/* "status: op: message". The entry point's name is added unless the message starts with
+ * it already: the shared checks (nkl__check_tensor, nkl__as_rows, ...) only name the
+ * argument, and a caller of several functions needs to know which one refused. */
 nkl_status nkl__fail(nkl_status status, const char *fmt, ...) {
-  int n = snprintf(g_message, sizeof g_message, "%s: ", nkl_status_name(status));
-  if (n < 0 || (size_t)n >= sizeof g_message) return status;
+  char body[sizeof g_message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(g_message + n, sizeof g_message - (size_t)n, fmt, ap);
+  vsnprintf(body, sizeof body, fmt, ap);
   va_end(ap);
+  const size_t k = strlen(g_op);
+  /* "qknorm_fwd(q): ..." names qknorm_fwd too */
+  const int named = k == 0 || (strncmp(body, g_op, k) == 0 && (body[k] == ':' || body[k] == '('));
+  size_t n = put(put(0, nkl_status_name(status)), ": ");
+  if (!named) n = put(put(n, g_op), ": ");
+  put(n, body);
   return status;
 }
 

@@ -41,8 +41,9 @@ void nkl__prefetch_bytes(const void *p, size_t bytes);
 
 /* Records a formatted message for nkl_last_error() and returns status. */
 nkl_status nkl__fail(nkl_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Clears the message at the start of a call. */
-void nkl__clear_error(void);
+/* Starts an entry point's call on this thread: clears the error message and names the
+ * function for the messages of nkl__fail (op: e.g. "layernorm_fwd"). */
+void nkl__begin(const char *op);
 /* Records the kernel that ran (for nkl_last_kernel and NKL_VERBOSE). */
 void nkl__ran_kernel(const char *op, const char *kernel);
 

@@ -76,7 +76,7 @@ NKL_ENTRY_TEXT static int denormal_mode(void) {
 }
 
 nkl_status nkl_set_denormal_mode(nkl_denormal_mode mode) {
-  nkl__clear_error();
+  nkl__begin("set_denormal_mode");
   if (mode != NKL_DENORMALS_KEEP && mode != NKL_DENORMALS_FLUSH)
     return nkl__fail(NKL_ERR_BAD_PARAM,
                      "set_denormal_mode: %d is neither NKL_DENORMALS_KEEP (0) nor "

@@ -90,7 +90,7 @@ static nkl_status check_axis_params(const char *op, int axis, int64_t k, int64_t
 
 nkl_status nkl_pool_output_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
                                 int ceil_mode, int64_t *out) {
-  nkl__clear_error();
+  nkl__begin("pool_output_size");
   nkl_status st;
   if (!out) return nkl__fail(NKL_ERR_NULL_POINTER, "nkl_pool_output_size: out is NULL");
   if ((st = check_axis_params("nkl_pool_output_size", 0, k, s, p, d))) return st;
@@ -178,7 +178,7 @@ static void plan_axis(pool_axis *ax, const axis_prm *q, int64_t *lo, int64_t *hi
 
 static nkl_status pool(const char *op, pool_kind kind, int nsp, const nkl_tensor *x,
                        const nkl_pool_params *prm, bool adaptive, nkl_tensor *y) {
-  nkl__clear_error();
+  nkl__begin(op);
   nkl_status s;
   if ((s = nkl__check_tensor(x, "x")) || (s = nkl__check_tensor(y, "y"))) return s;
   if (x->dtype != NKL_F32 && x->dtype != NKL_F16 && x->dtype != NKL_BF16)

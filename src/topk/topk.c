@@ -36,7 +36,7 @@ static nkl_status check_i32(const nkl_tensor *t, const char *what, int rank) {
 
 nkl_status nkl_topk_selector_fwd(const nkl_tensor *scores, const nkl_tensor *starts,
                                  const nkl_tensor *ends, int64_t topk, nkl_tensor *indices) {
-  nkl__clear_error();
+  nkl__begin("topk_selector_fwd");
   nkl_status s;
   if ((s = nkl__check_tensor(scores, "index_score"))) return s;
   if (scores->dtype != NKL_F32)

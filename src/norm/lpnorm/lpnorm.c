@@ -58,7 +58,7 @@ static void finish(const void *p, int64_t b0, int64_t b1) {
 
 static nkl_status lpnorm(const char *op, int p, const nkl_tensor *x, const int *dims, int ndims,
                          nkl_tensor *y) {
-  nkl__clear_error();
+  nkl__begin(op);
   nkl_status s;
   if ((s = nkl__check_tensor(x, "x")) || (s = nkl__check_tensor(y, "y"))) return s;
   const nkl_dtype xt = x->dtype;

@@ -344,7 +344,7 @@ NKL_ENTRY_TEXT static nkl_status run(const char *op, const rn_plan *p) {
 NKL_ENTRY_TEXT static nkl_status rownorm(const rn_req *q) {
   NKL_PREFETCH_ENTRY(q->x, q->y, q->w, q->b, q->res, q->res_out, q->g, q->mean, q->rstd, q->scale);
   nkl__prefetch_bytes(q->list, q->count * sizeof *q->list);
-  nkl__clear_error();
+  nkl__begin(q->op);
   rn_plan p;
   const nkl_status s = prepare(q, &p);
   if (s) return s;
@@ -452,7 +452,7 @@ NKL_ENTRY_TEXT static void qk_pair(const void *ctx, int64_t lo, int64_t hi) {
 
 nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_tensor *q_w,
                           const nkl_tensor *k_w, float eps, nkl_tensor *q_out, nkl_tensor *k_out) {
-  nkl__clear_error();
+  nkl__begin("qknorm_fwd");
   const rn_req rq = {REQ("qknorm_fwd(q)", rmsnorm_fwd, ROWNORM_RMS, 0), .x = q, .w = q_w,
                      .y = q_out, .eps = eps};
   const rn_req rk = {REQ("qknorm_fwd(k)", rmsnorm_fwd, ROWNORM_RMS, 0), .x = k, .w = k_w,

@@ -97,7 +97,7 @@ NKL_ENTRY_TEXT static nkl_status bwd(const char *op, bool ln, const nkl_tensor *
                                      const nkl_tensor *mean, const nkl_tensor *rstd, nkl_tensor *dx,
                                      nkl_tensor *dw, nkl_tensor *db) {
   NKL_PREFETCH_ENTRY(x, dy, w, mean, rstd, dx, dw, db);
-  nkl__clear_error();
+  nkl__begin(op);
   nkl_status s;
   if ((s = nkl__check_tensor(x, "x"))) return s;
   const nkl_dtype xt = x->dtype;

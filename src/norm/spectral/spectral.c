@@ -92,7 +92,7 @@ NKL_ENTRY_TEXT nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, 
                                                            float eps, nkl_tensor *u_out,
                                                            nkl_tensor *v_out, nkl_tensor *sigma) {
   NKL_PREFETCH_ENTRY(w, u, u_out, v_out, sigma);
-  nkl__clear_error();
+  nkl__begin("spectral_norm");
   nkl_status s;
   if ((s = nkl__check_tensor(w, "w"))) return s;
   const nkl_dtype wt = w->dtype;
