@@ -1,10 +1,11 @@
 /* Random arguments through the public entry points: pooling (every parameter, including
  * invalid ones), the row norms, their backward, L2 norm, weight norm and top-k. Tensors
- * get buffers of exactly their size (so AddressSanitizer sees any read or write past
- * them), shapes that are often right and sometimes not, wrong dtypes, strides, ranks and
- * NULLs. Whatever the status, a call must return one of nkl's statuses, a message that
- * starts with the status's name and then names the function (empty on success), and, on
- * error, leave its output untouched. The seeds are fixed: a failure reproduces. */
+ * get buffers of exactly their size (so AddressSanitizer sees any read past the inputs),
+ * outputs guard bytes as well (so a write past them fails without a sanitizer too), shapes that are
+ * often right and sometimes not, wrong dtypes, strides, ranks and NULLs. Whatever the status, a
+ * call must return one of nkl's statuses, a message that starts with the status's name and then
+ * names the function (empty on success), and, on error, leave its output untouched. The seeds are
+ * fixed: a failure reproduces. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,35 +23,53 @@ static bool pct(int p) { return rr(0, 99) < p; }
 
 static const nkl_dtype kDtypes[5] = {NKL_F32, NKL_F16, NKL_BF16, NKL_FP8_E4M3, NKL_I32};
 
-/* A tensor over its own buffer of exactly its size, filled with random bytes. */
+/* A tensor over its own buffer of exactly its size, filled with random bytes; an output's
+ * (guarded) has tu_alloc's guard bytes around it. */
 typedef struct {
   nkl_tensor t;
   uint8_t *mem;
   size_t bytes;
+  bool guarded;
 } tens;
-static tens make(nkl_dtype dt, int rank, const int64_t *shape) {
+static tens make_g(nkl_dtype dt, int rank, const int64_t *shape, bool guarded) {
   tens a;
   int64_t n = 1;
   for (int d = 0; d < rank; d++) n *= shape[d];
   a.bytes = (size_t)n * nkl_dtype_size(dt);
-  a.mem = malloc(a.bytes);
+  a.guarded = guarded;
+  a.mem = guarded ? tu_alloc(a.bytes) : malloc(a.bytes);
   for (size_t i = 0; i < a.bytes; i++) a.mem[i] = (uint8_t)rnd();
   a.t = nkl_tensor_make(dt, rank, shape, a.mem);
   return a;
 }
+static tens make(nkl_dtype dt, int rank, const int64_t *shape) {
+  return make_g(dt, rank, shape, false);
+}
 /* Shape near base[0..rank) (base has at least one entry; ranks past it repeat its last),
  * sometimes another rank, extent or dtype, a broken stride. */
-static tens make_near(nkl_dtype dt, int rank, const int64_t *base) {
+static tens make_near_g(nkl_dtype dt, int rank, const int64_t *base, bool guarded) {
   int64_t sh[NKL_MAX_RANK];
   const int r0 = rank;
   if (pct(4)) rank = (int)rr(0, 4);
   for (int d = 0; d < rank; d++) sh[d] = pct(4) ? rr(1, 9) : base[d < r0 ? d : r0 - 1];
   if (pct(4)) dt = kDtypes[rr(0, 4)];
-  tens a = make(dt, rank, sh);
+  tens a = make_g(dt, rank, sh, guarded);
   if (rank > 0 && pct(3)) a.t.strides[rank - 1] = rr(0, 3);
   return a;
 }
-static void drop(tens *a) { free(a->mem), a->mem = NULL; }
+static tens make_near(nkl_dtype dt, int rank, const int64_t *base) {
+  return make_near_g(dt, rank, base, false);
+}
+static tens make_out(nkl_dtype dt, int rank, const int64_t *base) {
+  return make_near_g(dt, rank, base, true);
+}
+static void drop(tens *a) {
+  if (a->guarded)
+    tu_free(a->mem);
+  else
+    free(a->mem);
+  a->mem = NULL;
+}
 static const nkl_tensor *in(tens *a) { return pct(1) ? NULL : &a->t; }
 static nkl_tensor *out(tens *a) { return pct(1) ? NULL : &a->t; }
 
@@ -68,6 +87,11 @@ static void check_call(nkl_status st, const char *what, const tens *y, const uin
         "%s: message does not start with its status: %s", what, m);
   CHECK(strstr(m, what) != NULL, "%s: message does not name the function: %s", what, m);
   if (y && copy) CHECK(memcmp(y->mem, copy, y->bytes) == 0, "%s: output written on error", what);
+}
+/* The guard bytes of the outputs (checked after every call, whatever its status). */
+static void check_guards(const char *what, const tens *const *outs, int n) {
+  for (int i = 0; i < n; i++)
+    CHECK(tu_guard_ok(outs[i]->mem), "%s: write past output %d's buffer", what, i);
 }
 
 static void test_pool_args(void) {
@@ -103,7 +127,7 @@ static void test_pool_args(void) {
     }
     if (pct(3)) ys[1] = rr(1, 6);
     const nkl_dtype dt = pct(5) ? NKL_FP8_E4M3 : kDtypes[rr(0, 2)];
-    tens x = make(dt, rank, xs), y = make(pct(3) ? kDtypes[rr(0, 3)] : dt, rank, ys);
+    tens x = make(dt, rank, xs), y = make_g(pct(3) ? kDtypes[rr(0, 3)] : dt, rank, ys, true);
     if (pct(3)) x.t.strides[rank - 1] = 2;
     if (pct(2)) y.t.strides[0] = 0;
     uint8_t *copy = malloc(y.bytes);
@@ -121,6 +145,8 @@ static void test_pool_args(void) {
       default: st = nkl_adaptive_maxpool2d_fwd(in(&x), out(&y)); break;
     }
     check_call(st, names[op], &y, copy);
+    const tens *outs[1] = {&y};
+    check_guards(names[op], outs, 1);
     free(copy), drop(&x), drop(&y);
   }
 }
@@ -131,9 +157,9 @@ static void test_norm_topk_args(void) {
     const int64_t M = rr(1, 6), N = rr(1, 70);
     const nkl_dtype dt = kDtypes[rr(0, 2)];
     const int64_t xs[2] = {M, N}, vs[1] = {N}, ms[1] = {M};
-    tens x = make_near(dt, 2, xs), y = make_near(dt, 2, xs), w = make_near(dt, 1, vs),
+    tens x = make_near(dt, 2, xs), y = make_out(dt, 2, xs), w = make_near(dt, 1, vs),
          b = make_near(dt, 1, vs), s1 = make_near(NKL_F32, 1, ms), s2 = make_near(NKL_F32, 1, ms),
-         q = make_near(NKL_FP8_E4M3, 2, xs), dw = make_near(dt, 1, vs), dy = make_near(dt, 2, xs);
+         q = make_out(NKL_FP8_E4M3, 2, xs), dw = make_out(dt, 1, vs), dy = make_near(dt, 2, xs);
     const float eps = pct(5) ? -1.0f : 1e-5f;
     const int op = (int)rr(0, 6);
     uint8_t *copy = malloc(y.bytes + q.bytes + 1);
@@ -170,7 +196,7 @@ static void test_norm_topk_args(void) {
       const int64_t k = rr(-1, N + 2), ss[4] = {1, M, N, 1}, se[2] = {1, M},
                     is[4] = {1, M, 1, k > 0 ? k : 1};
       tens sc = make_near(NKL_F32, 4, ss), lo = make_near(NKL_I32, 2, se),
-           hi = make_near(NKL_I32, 2, se), ix = make_near(NKL_I32, 4, is);
+           hi = make_near(NKL_I32, 2, se), ix = make_out(NKL_I32, 4, is);
       /* windows mostly inside [0, S_kv], some reversed or outside */
       for (int64_t i = 0; i < M && lo.t.dtype == NKL_I32 && lo.bytes >= (size_t)M * 4; i++)
         ((int32_t *)lo.mem)[i] = (int32_t)rr(-2, N);
@@ -180,10 +206,16 @@ static void test_norm_topk_args(void) {
       memcpy(icopy, ix.mem, ix.bytes);
       st = nkl_topk_selector_fwd(in(&sc), in(&lo), in(&hi), k, out(&ix));
       check_call(st, name, &ix, icopy);
+      const tens *outs[1] = {&ix};
+      check_guards(name, outs, 1);
       free(icopy), drop(&sc), drop(&lo), drop(&hi), drop(&ix);
       watched = NULL;
     }
-    if (watched) check_call(st, name, watched, copy);
+    if (watched) {
+      check_call(st, name, watched, copy);
+      const tens *outs[3] = {&y, &q, &dw};
+      check_guards(name, outs, 3);
+    }
     free(copy);
     drop(&x), drop(&y), drop(&w), drop(&b), drop(&s1), drop(&s2), drop(&q), drop(&dw), drop(&dy);
   }
