@@ -641,6 +641,22 @@ static void test_bad_input(void) {
   CHECK_STATUS(nkl_weightnorm_fwd(&tx, &tg, &ty, &t), NKL_ERR_BAD_DTYPE);
   t = nkl_tensor_make(NKL_F32, 1, &m4, y + 8); /* norm inside out */
   CHECK_STATUS(nkl_weightnorm_fwd(&tx, &tg, &ty, &t), NKL_ERR_ALIAS);
+  CHECK(strstr(nkl_last_error(), "outputs out and norm overlap") != NULL, "message: %s",
+        nkl_last_error());
+  /* messages use the API's argument names (v, out, norm; q, k, q_out, k_out) */
+  CHECK_STATUS(nkl_weightnorm_fwd(NULL, &tg, &ty, NULL), NKL_ERR_NULL_POINTER);
+  CHECK(strstr(nkl_last_error(), "weightnorm_fwd: v ") != NULL, "message: %s", nkl_last_error());
+  t = nkl_tensor_make(NKL_F32, 2, s38, y);
+  CHECK_STATUS(nkl_weightnorm_fwd(&tx, &tg, &t, NULL), NKL_ERR_BAD_SHAPE);
+  CHECK(strstr(nkl_last_error(), "out shape [3,8] differs from v shape [4,8]") != NULL,
+        "message: %s", nkl_last_error());
+  t = nkl_tensor_make(NKL_F32, 2, s38, r);
+  CHECK_STATUS(nkl_qknorm_fwd(&tx, &tr, &tw, &tw, 1e-6f, &ty, &t), NKL_ERR_BAD_SHAPE);
+  CHECK(strstr(nkl_last_error(), "qknorm_fwd: k_out shape [3,8] differs from k shape") != NULL,
+        "message: %s", nkl_last_error());
+  t = nkl_tensor_make(NKL_F32, 1, &n7, w);
+  CHECK_STATUS(nkl_qknorm_fwd(&tx, &tr, &t, &tw, 1e-6f, &ty, &tro), NKL_ERR_BAD_SHAPE);
+  CHECK(strstr(nkl_last_error(), "q_w has 7 elements") != NULL, "message: %s", nkl_last_error());
   for (int i = 0; i < 32; i++)
     CHECK(y[i] == 12345.0f && ro[i] == 12345.0f && q[i] == 0x33,
           "output %d touched by a failed call", i);

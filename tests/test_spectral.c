@@ -153,6 +153,8 @@ static void test_bad_input(void) {
   CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, -1.0f, &tuo, &tv, &ts),
                NKL_ERR_BAD_PARAM);
   CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, NAN, &tuo, &tv, &ts), NKL_ERR_BAD_PARAM);
+  CHECK(strncmp(nkl_last_error(), "bad parameter: spectral_norm_power_iter_fwd: eps ", 49) == 0,
+        "message names the entry point: %s", nkl_last_error());
   t = nkl_tensor_make(NKL_F32, 1, &I, w); /* v_out is w */
   CHECK_STATUS(nkl_spectral_norm_power_iter_fwd(&tw, &tu, 1e-12f, &tuo, &t, &ts), NKL_ERR_ALIAS);
   t = nkl_tensor_make(NKL_F32, 1, &one, v + 3); /* sigma inside v_out */

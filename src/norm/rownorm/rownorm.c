@@ -65,6 +65,8 @@ typedef struct rn_req {
   wb_mode wmode;
   const nkl_tensor *x, *res, *w, *b, *g;
   nkl_tensor *y, *res_out, *mean, *rstd, *scale;
+  /* the API's names of x, y, w and rstd where they differ from these (NULL: the default) */
+  const char *x_name, *y_name, *w_name, *rstd_name;
   float eps, scale_floor;
 } rn_req;
 
@@ -94,15 +96,16 @@ NKL_ENTRY_TEXT static bool is_float16_32(nkl_dtype t) {
   return t == NKL_F32 || t == NKL_F16 || t == NKL_BF16;
 }
 
-/* t must have ref's shape; `what` names it. */
+/* t must have ref's shape; `what` and `ref_name` name them. */
 NKL_ENTRY_TEXT static nkl_status check_same_shape(const char *op, const nkl_tensor *t,
-                                                  const char *what, const nkl_tensor *ref) {
+                                                  const char *what, const nkl_tensor *ref,
+                                                  const char *ref_name) {
   bool same = t->rank == ref->rank;
   for (int i = 0; same && i < t->rank; i++) same = t->shape[i] == ref->shape[i];
   if (same) return NKL_OK;
   char bt[128], br[128];
-  return nkl__fail(NKL_ERR_BAD_SHAPE, "%s: %s shape %s differs from x shape %s", op, what,
-                   nkl__shape_str(t, bt, sizeof bt), nkl__shape_str(ref, br, sizeof br));
+  return nkl__fail(NKL_ERR_BAD_SHAPE, "%s: %s shape %s differs from %s shape %s", op, what,
+                   nkl__shape_str(t, bt, sizeof bt), ref_name, nkl__shape_str(ref, br, sizeof br));
 }
 
 /* A per-channel (or per-row) parameter: dtype x's or f32, and contiguous. */
@@ -111,8 +114,8 @@ NKL_ENTRY_TEXT static nkl_status check_param(const char *op, const nkl_tensor *v
   nkl_status s = nkl__check_tensor(v, what);
   if (s) return s;
   if (v->dtype != xt && v->dtype != NKL_F32)
-    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: %s is %s; must be %s (like x) or f32", op, what,
-                     nkl_dtype_name(v->dtype), nkl_dtype_name(xt));
+    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: %s is %s; must be %s (the input's dtype) or f32", op,
+                     what, nkl_dtype_name(v->dtype), nkl_dtype_name(xt));
   if (!nkl__is_contiguous(v))
     return nkl__fail(NKL_ERR_BAD_STRIDE, "%s: %s must be contiguous", op, what);
   return NKL_OK;
@@ -139,7 +142,7 @@ NKL_ENTRY_TEXT static nkl_status check_stat(const nkl_tensor *t, const char *wha
   if (t->dtype != NKL_F32)
     return nkl__fail(NKL_ERR_BAD_DTYPE, "%s must be f32, got %s", what, nkl_dtype_name(t->dtype));
   if (nkl__numel(t) != rows)
-    return nkl__fail(NKL_ERR_BAD_SHAPE, "%s has %lld elements; x has %lld rows", what,
+    return nkl__fail(NKL_ERR_BAD_SHAPE, "%s has %lld elements; the input has %lld rows", what,
                      (long long)nkl__numel(t), (long long)rows);
   if (!nkl__is_contiguous(t)) return nkl__fail(NKL_ERR_BAD_STRIDE, "%s must be contiguous", what);
   return NKL_OK;
@@ -148,14 +151,14 @@ NKL_ENTRY_TEXT static nkl_status check_stat(const nkl_tensor *t, const char *wha
 /* A rows tensor like x (dtype dt, x's shape) with its row stride. */
 NKL_ENTRY_TEXT static nkl_status check_rows_like(const char *op, const nkl_tensor *t,
                                                  const char *what, const nkl_tensor *x,
-                                                 nkl_dtype dt, int64_t *rs) {
+                                                 const char *x_name, nkl_dtype dt, int64_t *rs) {
   if (!t) return nkl__fail(NKL_ERR_NULL_POINTER, "%s: %s is required", op, what);
   nkl_status s = nkl__check_tensor(t, what);
   if (s) return s;
   if (t->dtype != dt)
     return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: %s is %s but must be %s", op, what,
                      nkl_dtype_name(t->dtype), nkl_dtype_name(dt));
-  if ((s = check_same_shape(op, t, what, x))) return s;
+  if ((s = check_same_shape(op, t, what, x, x_name))) return s;
   int64_t m, n;
   return nkl__as_rows(t, what, &m, &n, rs);
 }
@@ -192,23 +195,28 @@ NKL_ENTRY_TEXT static nkl_status check_aliasing(const char *op, const named *out
 
 NKL_ENTRY_TEXT static nkl_status prepare(const rn_req *q, rn_plan *p) {
   const char *op = q->op;
+  const bool quant = q->flags & RN_QUANT, fused = q->flags & RN_FUSED;
+  const char *xn = q->x_name ? q->x_name : "x", *yn = q->y_name ? q->y_name : quant ? "q" : "y";
+  const char *sn = q->rstd_name ? q->rstd_name : "rstd";
   nkl_status s;
-  if ((s = nkl__check_tensor(q->x, "x")) || (s = nkl__check_tensor(q->y, "y"))) return s;
+  if ((s = nkl__check_tensor(q->x, xn)) || (s = nkl__check_tensor(q->y, yn))) return s;
   const nkl_dtype xt = q->x->dtype;
   if (!is_float16_32(xt))
-    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: x dtype %s not supported (f32, f16, bf16)", op,
+    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s: %s dtype %s not supported (f32, f16, bf16)", op, xn,
                      nkl_dtype_name(xt));
-  const bool quant = q->flags & RN_QUANT, fused = q->flags & RN_FUSED;
   int64_t m, n, xrs, yrs, rrs = 0, ors = 0;
-  if ((s = check_rows_like(op, q->y, quant ? "q" : "y", q->x, quant ? NKL_FP8_E4M3 : xt, &yrs)) ||
-      (s = nkl__as_rows(q->x, "x", &m, &n, &xrs)))
+  if ((s = check_rows_like(op, q->y, yn, q->x, xn, quant ? NKL_FP8_E4M3 : xt, &yrs)) ||
+      (s = nkl__as_rows(q->x, xn, &m, &n, &xrs)))
     return s;
-  if (fused && ((s = check_rows_like(op, q->res, "residual", q->x, xt, &rrs)) ||
-                (s = check_rows_like(op, q->res_out, "residual_out", q->x, xt, &ors))))
+  if (fused && ((s = check_rows_like(op, q->res, "residual", q->x, xn, xt, &rrs)) ||
+                (s = check_rows_like(op, q->res_out, "residual_out", q->x, xn, xt, &ors))))
     return s;
   int64_t wb_rs = 0, wb_rows = 1;
   const nkl_tensor *wb[2] = {q->w, q->b};
-  const char *wbn[2] = {q->wmode == WB_ROWS ? "scale" : "w", q->wmode == WB_ROWS ? "shift" : "b"};
+  const char *wbn[2] = {q->wmode == WB_ROWS ? "scale"
+                        : q->w_name         ? q->w_name
+                                            : "w",
+                        q->wmode == WB_ROWS ? "shift" : "b"};
   for (int j = 0; j < 2; j++) {
     const nkl_tensor *v = wb[j];
     if (!v) {
@@ -221,7 +229,7 @@ NKL_ENTRY_TEXT static nkl_status prepare(const rn_req *q, rn_plan *p) {
     } else if ((s = check_param(op, v, wbn[j], xt))) {
       return s;
     } else if (q->wmode == WB_ROWS) {
-      if ((s = check_same_shape(op, v, wbn[j], q->x))) return s;
+      if ((s = check_same_shape(op, v, wbn[j], q->x, xn))) return s;
       wb_rs = n, wb_rows = m;
     } else {
       if (q->x->rank < 2)
@@ -245,8 +253,7 @@ NKL_ENTRY_TEXT static nkl_status prepare(const rn_req *q, rn_plan *p) {
     if (!q->g) return nkl__fail(NKL_ERR_NULL_POINTER, "%s: g is required", op);
     if ((s = check_vec(op, q->g, "g", m, xt))) return s;
   }
-  if ((s = check_stat(q->mean, "mean", m, false)) ||
-      (s = check_stat(q->rstd, q->kind == ROWNORM_WN ? "norm" : "rstd", m, false)) ||
+  if ((s = check_stat(q->mean, "mean", m, false)) || (s = check_stat(q->rstd, sn, m, false)) ||
       (s = check_stat(q->scale, "scale", m, quant)))
     return s;
   if (q->kind != ROWNORM_WN && (!(q->eps >= 0.0f) || q->eps > 1e30f))
@@ -255,12 +262,12 @@ NKL_ENTRY_TEXT static nkl_status prepare(const rn_req *q, rn_plan *p) {
   if (quant && (!(q->scale_floor > 0.0f) || isinf(q->scale_floor)))
     return nkl__fail(NKL_ERR_BAD_PARAM, "%s: scale_floor must be finite and > 0 (got %g)", op,
                      (double)q->scale_floor);
-  const named outs[] = {{q->y, quant ? "q" : "y", yrs, 1u},
+  const named outs[] = {{q->y, yn, yrs, 1u},
                         {fused ? q->res_out : NULL, "residual_out", ors, 3u},
                         {q->mean, "mean", 0, 0},
-                        {q->rstd, "rstd", 0, 0},
+                        {q->rstd, sn, 0, 0},
                         {q->scale, "scale", 0, 0}};
-  const named ins[] = {{q->x, "x", xrs, 0},
+  const named ins[] = {{q->x, xn, xrs, 0},
                        {fused ? q->res : NULL, "residual", rrs, 0},
                        {q->w, wbn[0], 0, 0},
                        {q->b, wbn[1], 0, 0},
@@ -453,15 +460,27 @@ NKL_ENTRY_TEXT static void qk_pair(const void *ctx, int64_t lo, int64_t hi) {
 nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_tensor *q_w,
                           const nkl_tensor *k_w, float eps, nkl_tensor *q_out, nkl_tensor *k_out) {
   nkl__begin("qknorm_fwd");
-  const rn_req rq = {REQ("qknorm_fwd(q)", rmsnorm_fwd, ROWNORM_RMS, 0), .x = q, .w = q_w,
-                     .y = q_out, .eps = eps};
-  const rn_req rk = {REQ("qknorm_fwd(k)", rmsnorm_fwd, ROWNORM_RMS, 0), .x = k, .w = k_w,
-                     .y = k_out, .eps = eps};
+  const rn_req rq = {REQ("qknorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
+                     .x = q,
+                     .w = q_w,
+                     .y = q_out,
+                     .eps = eps,
+                     .x_name = "q",
+                     .y_name = "q_out",
+                     .w_name = "q_w"};
+  const rn_req rk = {REQ("qknorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
+                     .x = k,
+                     .w = k_w,
+                     .y = k_out,
+                     .eps = eps,
+                     .x_name = "k",
+                     .y_name = "k_out",
+                     .w_name = "k_w"};
   rn_plan pq, pk;
   nkl_status s;
   if ((s = prepare(&rq, &pq)) || (s = prepare(&rk, &pk))) return s;
   /* k has q's shape (the chosen contract); neither output may touch the other half */
-  if ((s = check_same_shape("qknorm_fwd", k, "k", q))) return s;
+  if ((s = check_same_shape("qknorm_fwd", k, "k", q, "q"))) return s;
   if (nkl__overlaps(q_out, k) || nkl__overlaps(q_out, k_out) || nkl__overlaps(k_out, q) ||
       (k_w && nkl__overlaps(q_out, k_w)) || (q_w && nkl__overlaps(k_out, q_w)))
     return nkl__fail(NKL_ERR_ALIAS, "qknorm_fwd: q_out/k_out overlap the other tensor's data");
@@ -506,7 +525,13 @@ nkl_status nkl_layernorm_quant_fwd(const nkl_tensor *x, const nkl_tensor *w, con
 
 nkl_status nkl_weightnorm_fwd(const nkl_tensor *v, const nkl_tensor *g, nkl_tensor *out,
                               nkl_tensor *norm) {
-  const rn_req q = {REQ("weightnorm_fwd", weightnorm_fwd, ROWNORM_WN, 0), .x = v, .g = g, .y = out,
-                    .rstd = norm};
+  const rn_req q = {REQ("weightnorm_fwd", weightnorm_fwd, ROWNORM_WN, 0),
+                    .x = v,
+                    .g = g,
+                    .y = out,
+                    .rstd = norm,
+                    .x_name = "v",
+                    .y_name = "out",
+                    .rstd_name = "norm"};
   return rownorm(&q);
 }

@@ -74,17 +74,15 @@ static void reduce_cols(const void *p, int64_t j0, int64_t j1) {
 }
 
 NKL_ENTRY_TEXT static nkl_status check_f32_vec(const nkl_tensor *t, const char *what, int64_t len) {
-  if (!t) return nkl__fail(NKL_ERR_NULL_POINTER, "spectral_norm: %s is required", what);
+  if (!t) return nkl__fail(NKL_ERR_NULL_POINTER, "%s is required", what);
   nkl_status s = nkl__check_tensor(t, what);
   if (s) return s;
   if (t->dtype != NKL_F32)
-    return nkl__fail(NKL_ERR_BAD_DTYPE, "spectral_norm: %s must be f32, got %s", what,
-                     nkl_dtype_name(t->dtype));
+    return nkl__fail(NKL_ERR_BAD_DTYPE, "%s must be f32, got %s", what, nkl_dtype_name(t->dtype));
   if (nkl__numel(t) != len || t->rank > 1)
     return nkl__fail(t->rank > 1 ? NKL_ERR_BAD_RANK : NKL_ERR_BAD_SHAPE,
-                     "spectral_norm: %s must have %lld elements (rank <= 1)", what, (long long)len);
-  if (!nkl__is_contiguous(t))
-    return nkl__fail(NKL_ERR_BAD_STRIDE, "spectral_norm: %s must be contiguous", what);
+                     "%s must have %lld elements (rank <= 1)", what, (long long)len);
+  if (!nkl__is_contiguous(t)) return nkl__fail(NKL_ERR_BAD_STRIDE, "%s must be contiguous", what);
   return NKL_OK;
 }
 
@@ -92,38 +90,35 @@ NKL_ENTRY_TEXT nkl_status nkl_spectral_norm_power_iter_fwd(const nkl_tensor *w, 
                                                            float eps, nkl_tensor *u_out,
                                                            nkl_tensor *v_out, nkl_tensor *sigma) {
   NKL_PREFETCH_ENTRY(w, u, u_out, v_out, sigma);
-  nkl__begin("spectral_norm");
+  nkl__begin("spectral_norm_power_iter_fwd");
   nkl_status s;
   if ((s = nkl__check_tensor(w, "w"))) return s;
   const nkl_dtype wt = w->dtype;
   if (wt != NKL_F32 && wt != NKL_F16 && wt != NKL_BF16)
-    return nkl__fail(NKL_ERR_BAD_DTYPE, "spectral_norm: w dtype %s not supported (f32, f16, bf16)",
+    return nkl__fail(NKL_ERR_BAD_DTYPE, "w dtype %s not supported (f32, f16, bf16)",
                      nkl_dtype_name(wt));
-  if (w->rank != 2)
-    return nkl__fail(NKL_ERR_BAD_RANK, "spectral_norm: w must be [O, I], got rank %d", w->rank);
-  if (!nkl__is_contiguous(w))
-    return nkl__fail(NKL_ERR_BAD_STRIDE, "spectral_norm: w must be contiguous");
+  if (w->rank != 2) return nkl__fail(NKL_ERR_BAD_RANK, "w must be [O, I], got rank %d", w->rank);
+  if (!nkl__is_contiguous(w)) return nkl__fail(NKL_ERR_BAD_STRIDE, "w must be contiguous");
   const int64_t O = w->shape[0], I = w->shape[1];
   if ((s = check_f32_vec(u, "u", O)) || (s = check_f32_vec(u_out, "u_out", O)) ||
       (s = check_f32_vec(v_out, "v_out", I)) || (s = check_f32_vec(sigma, "sigma", 1)))
     return s;
   if (!(eps >= 0.0f) || eps > 1e30f)
-    return nkl__fail(NKL_ERR_BAD_PARAM, "spectral_norm: eps must be finite and >= 0 (got %g)",
-                     (double)eps);
+    return nkl__fail(NKL_ERR_BAD_PARAM, "eps must be finite and >= 0 (got %g)", (double)eps);
   /* u_out may be u itself (u is consumed by the first pass); nothing else may overlap */
   const nkl_tensor *all[] = {w, u, u_out, v_out, sigma};
   for (int a = 2; a < 5; a++)
     for (int b = 0; b < 5; b++)
       if (b != a && !(a == 2 && b == 1 && u_out->data == u->data) && nkl__overlaps(all[a], all[b]))
-        return nkl__fail(NKL_ERR_ALIAS, "spectral_norm: an output overlaps another tensor");
+        return nkl__fail(NKL_ERR_ALIAS, "an output overlaps another tensor");
   const nkl_kernel_entry *kt = nkl__select(k_wtu, sizeof k_wtu / sizeof k_wtu[0], (int)wt);
   const nkl_kernel_entry *kv = nkl__select(k_wv, sizeof k_wv / sizeof k_wv[0], (int)wt);
-  if (!kt || !kv) return nkl__fail(NKL_ERR_INTERNAL, "spectral_norm: no kernel for this dtype");
+  if (!kt || !kv) return nkl__fail(NKL_ERR_INTERNAL, "no kernel for this dtype");
   const int64_t chunks = O < kMaxChunks ? O : kMaxChunks;
   /* one chunk (O = 1): its partial row is t itself, written straight into v_out */
   float *part =
       chunks == 1 ? (float *)v_out->data : nkl__scratch_get((size_t)(chunks * I) * sizeof(float));
-  if (!part) return nkl__fail(NKL_ERR_ALLOC, "spectral_norm: cannot allocate the partial sums");
+  if (!part) return nkl__fail(NKL_ERR_ALLOC, "cannot allocate the partial sums");
   float *v = v_out->data, *uo = u_out->data;
   const int64_t bytes = O * I * (int64_t)nkl_dtype_size(wt);
   /* pass 1: t = W^T u into v_out */
