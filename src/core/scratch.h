@@ -10,7 +10,8 @@
  * (mmap, page faults, munmap) costs tens of microseconds, more than a decode-size op, and
  * even a small malloc and free cost about 0.8 us right after an LLC sweep (the allocator's
  * bins and chunk headers are DRAM misses), a fifth of a cold 2-plane pool.
- * Release with nkl__scratch_put; not reentrant (one buffer in use per thread). */
+ * Release with nkl__scratch_put; not reentrant (one buffer in use per thread). A thread's
+ * kept buffer is freed when the thread exits. */
 void *nkl__scratch_get(size_t bytes);
 void nkl__scratch_put(void *p);
 
