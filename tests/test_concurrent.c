@@ -17,18 +17,18 @@
 enum { NCALL = 6, WORKERS = 4, WAVES = 3, REPEATS = 6 };
 
 typedef struct {
-  void *in[3];           /* inputs of each call, shared read-only by the workers */
-  size_t out_bytes[3];   /* sizes of its outputs */
-  void *ref[3];          /* the outputs of a lone call */
+  void *in[3];         /* inputs of each call, shared read-only by the workers */
+  size_t out_bytes[3]; /* sizes of its outputs */
+  void *ref[3];        /* the outputs of a lone call */
 } call_data;
 
 static call_data g_calls[NCALL];
-static nkl_tensor g_x_rq, g_w_rq;                       /* rmsnorm_quant */
+static nkl_tensor g_x_rq, g_w_rq;                      /* rmsnorm_quant */
 static nkl_tensor g_x_lb, g_dy_lb, g_w_lb, g_mu, g_rs; /* layernorm_bwd */
-static nkl_tensor g_x_l2;                               /* l2norm */
-static nkl_tensor g_w_sn, g_u_sn;                       /* spectral norm */
-static nkl_tensor g_x_ap;                               /* avgpool2d */
-static nkl_tensor g_sc, g_st, g_en;                     /* top-k */
+static nkl_tensor g_x_l2;                              /* l2norm */
+static nkl_tensor g_w_sn, g_u_sn;                      /* spectral norm */
+static nkl_tensor g_x_ap;                              /* avgpool2d */
+static nkl_tensor g_sc, g_st, g_en;                    /* top-k */
 static const int64_t s_rq[2] = {37, 4099}, s_rq_w[1] = {4099}, s_rq_s[1] = {37};
 static const int64_t s_lb[2] = {64, 1000}, s_lb_w[1] = {1000}, s_lb_m[1] = {64};
 static const int64_t s_l2[3] = {8, 300, 7}, s_l2_y[1] = {300};
@@ -53,7 +53,8 @@ static void setup(void) {
   float *rs = filled(NKL_F32, 64, 7);
   for (int i = 0; i < 64; i++) rs[i] = 1.0f + rs[i] * rs[i];
   g_rs = nkl_tensor_make(NKL_F32, 1, s_lb_m, rs);
-  g_calls[1].out_bytes[0] = 64000 * 4, g_calls[1].out_bytes[1] = 4000, g_calls[1].out_bytes[2] = 4000;
+  g_calls[1].out_bytes[0] = 64000 * 4, g_calls[1].out_bytes[1] = 4000,
+  g_calls[1].out_bytes[2] = 4000;
   g_x_l2 = nkl_tensor_make(NKL_F16, 3, s_l2, filled(NKL_F16, 8 * 300 * 7, 8));
   g_calls[2].out_bytes[0] = 300 * 2;
   g_w_sn = nkl_tensor_make(NKL_F32, 2, s_sn, filled(NKL_F32, 300 * 200, 9));
@@ -63,7 +64,8 @@ static void setup(void) {
   g_calls[4].out_bytes[0] = 2 * 3 * 16 * 15 * 2;
   g_sc = nkl_tensor_make(NKL_F32, 4, s_tk, filled(NKL_F32, 16 * 3000, 12));
   int32_t *st = malloc(16 * 4), *en = malloc(16 * 4);
-  for (int i = 0; i < 16; i++) st[i] = 37 * i, en[i] = 3000 - 61 * i; /* window sizes 3000..1..: some < k */
+  for (int i = 0; i < 16; i++)
+    st[i] = 37 * i, en[i] = 3000 - 61 * i; /* window sizes 3000..1..: some < k */
   g_st = nkl_tensor_make(NKL_I32, 2, s_tk_w, st);
   g_en = nkl_tensor_make(NKL_I32, 2, s_tk_w, en);
   g_calls[5].out_bytes[0] = 16 * 100 * 4;
@@ -95,8 +97,12 @@ static nkl_status run_call(int c, void *const *out) {
       return nkl_spectral_norm_power_iter_fwd(&g_w_sn, &g_u_sn, 1e-12f, &u, &v, &s);
     }
     case 4: {
-      const nkl_pool_params p = {.kernel_size = {3, 3}, .stride = {2, 2}, .padding = {1, 1},
-                                 .dilation = {1, 1}, .ceil_mode = 1, .count_include_pad = 0};
+      const nkl_pool_params p = {.kernel_size = {3, 3},
+                                 .stride = {2, 2},
+                                 .padding = {1, 1},
+                                 .dilation = {1, 1},
+                                 .ceil_mode = 1,
+                                 .count_include_pad = 0};
       nkl_tensor y = nkl_tensor_make(NKL_BF16, 4, s_ap_y, out[0]);
       return nkl_avgpool2d_fwd(&g_x_ap, &p, &y);
     }
@@ -140,7 +146,8 @@ static void *work(void *arg) {
     nkl_tensor y = nkl_tensor_make(NKL_F32, 2, s_lb, out[1][0]);
     if (nkl_rmsnorm_fwd(&bad, NULL, 1e-6f, &y, NULL) != NKL_ERR_BAD_DTYPE)
       note(w, "bad dtype accepted");
-    for (int spin = 0; spin < 3; spin++) (void)run_call((w->id + spin) % NCALL, out[(w->id + spin) % NCALL]);
+    for (int spin = 0; spin < 3; spin++)
+      (void)run_call((w->id + spin) % NCALL, out[(w->id + spin) % NCALL]);
     nkl_tensor bad2 = g_x_lb;
     bad2.dtype = (r + w->id) % 2 ? NKL_I32 : NKL_FP8_E4M3;
     if (nkl_rmsnorm_fwd(&bad2, NULL, 1e-6f, &y, NULL) != NKL_ERR_BAD_DTYPE ||
@@ -167,8 +174,7 @@ static void test_concurrent_calls(void) {
     }
     for (int i = 0; i < WORKERS; i++) {
       pthread_join(t[i], NULL);
-      CHECK(w[i].failures == 0, "wave %d: %d failures, first: %s", wave, w[i].failures,
-            w[i].first);
+      CHECK(w[i].failures == 0, "wave %d: %d failures, first: %s", wave, w[i].failures, w[i].first);
     }
   }
 }
