@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +44,15 @@ nkl_status nkl__fail(nkl_status status, const char *fmt, ...) {
 }
 
 NKL_ENTRY_TEXT static int verbose_level(void) {
-  /* read once; a benign race: every thread computes the same value */
-  NKL_ENTRY_DATA static int level = -1;
-  if (level < 0) {
-    const char *v = getenv("NKL_VERBOSE");
-    level = (v && *v && strcmp(v, "0") != 0) ? 1 : 0;
+  /* read once; threads that race here compute the same value (atomic: no data race) */
+  NKL_ENTRY_DATA static _Atomic int level = -1;
+  int v = atomic_load_explicit(&level, memory_order_relaxed);
+  if (v < 0) {
+    const char *e = getenv("NKL_VERBOSE");
+    v = (e && *e && strcmp(e, "0") != 0) ? 1 : 0;
+    atomic_store_explicit(&level, v, memory_order_relaxed);
   }
-  return level;
+  return v;
 }
 
 NKL_ENTRY_TEXT void nkl__ran_kernel(const char *op, const char *kernel) {

@@ -1,6 +1,7 @@
 /* CPU feature detection and the ISA cap. The active ISA is the minimum of what the CPU
  * (and OS, via XGETBV) supports, the NKL_MAX_ISA environment variable, and the cap set by
  * nkl_set_max_isa(). */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,26 +82,34 @@ int nkl_isa_parse(const char *name) {
 NKL_ENTRY_DATA static _Atomic int g_cpu = -1;            /* detected, after NKL_MAX_ISA */
 NKL_ENTRY_DATA static _Atomic int g_cap = NKL_ISA_COUNT; /* nkl_set_max_isa */
 
+/* Detection runs once per process (pthread_once: callers that race on the first call wait
+ * for it, and nkl__tune_* are written by one thread only). */
+NKL_ENTRY_TEXT static void detect_once(void) {
+  int v = detect_cpu();
+  const char *tune = getenv("NKL_CPU_TUNING");
+  const int known =
+      tune && (!strcmp(tune, "intel") || !strcmp(tune, "zen1") || !strcmp(tune, "other"));
+  if (tune && *tune && !known)
+    fprintf(stderr, "nkl: ignoring NKL_CPU_TUNING=%s (use intel|zen1|other)\n", tune);
+  nkl__tune_intel = known ? !strcmp(tune, "intel") : detect_intel();
+  nkl__tune_zen1 = known ? !strcmp(tune, "zen1") : detect_zen1();
+  const char *env = getenv("NKL_MAX_ISA");
+  if (env && *env) {
+    int cap = nkl_isa_parse(env);
+    if (cap < 0)
+      fprintf(stderr, "nkl: ignoring NKL_MAX_ISA=%s (use scalar|avx2|avx512|avx512bf16)\n", env);
+    else if (cap < v)
+      v = cap;
+  }
+  atomic_store(&g_cpu, v);
+}
+
 NKL_ENTRY_TEXT nkl_isa nkl_cpu_isa(void) {
   int v = atomic_load(&g_cpu);
   if (v < 0) {
-    v = detect_cpu();
-    const char *tune = getenv("NKL_CPU_TUNING");
-    const int known =
-        tune && (!strcmp(tune, "intel") || !strcmp(tune, "zen1") || !strcmp(tune, "other"));
-    if (tune && *tune && !known)
-      fprintf(stderr, "nkl: ignoring NKL_CPU_TUNING=%s (use intel|zen1|other)\n", tune);
-    nkl__tune_intel = known ? !strcmp(tune, "intel") : detect_intel();
-    nkl__tune_zen1 = known ? !strcmp(tune, "zen1") : detect_zen1();
-    const char *env = getenv("NKL_MAX_ISA");
-    if (env && *env) {
-      int cap = nkl_isa_parse(env);
-      if (cap < 0)
-        fprintf(stderr, "nkl: ignoring NKL_MAX_ISA=%s (use scalar|avx2|avx512|avx512bf16)\n", env);
-      else if (cap < v)
-        v = cap;
-    }
-    atomic_store(&g_cpu, v);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, detect_once);
+    v = atomic_load(&g_cpu);
   }
   return (nkl_isa)v;
 }
