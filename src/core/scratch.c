@@ -4,6 +4,7 @@
 #include "core/internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 enum { kKeepBytes = 16 << 20 };
@@ -17,11 +18,17 @@ static _Thread_local size_t g_cap;
  * bound). The main thread's buffer stays until the process ends. */
 static pthread_key_t g_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
-static int g_key_ok;
+static _Atomic int g_key_ok;
 
 static void free_at_exit(void *p) { free(p); }
 NKL_ENTRY_TEXT static void make_key(void) {
   g_key_ok = pthread_key_create(&g_key, free_at_exit) == 0;
+}
+/* When libnkl.so is unloaded (dlclose) or the process exits, the key goes first: a thread
+ * that outlives the library must not run a destructor whose code is gone (its buffer is
+ * then not freed). */
+__attribute__((destructor)) static void drop_key(void) {
+  if (atomic_exchange(&g_key_ok, 0)) pthread_key_delete(g_key);
 }
 
 NKL_ENTRY_TEXT void *nkl__scratch_get(size_t bytes) {
