@@ -179,8 +179,25 @@ static void test_concurrent_calls(void) {
   }
 }
 
+/* Calls made inside the caller's own OpenMP parallel region (nested parallelism off, the
+ * default): each runs on its thread alone and still returns a lone call's bits. */
+static void test_inside_omp_region(void) {
+  int failures = 0;
+  char first[256] = "";
+#pragma omp parallel num_threads(2) reduction(+ : failures)
+  {
+    worker w = {.id = 7};
+    work(&w);
+    failures += w.failures;
+#pragma omp critical
+    if (w.failures && !first[0]) snprintf(first, sizeof first, "%s", w.first);
+  }
+  CHECK(failures == 0, "%d failures inside an OpenMP parallel region, first: %s", failures, first);
+}
+
 int main(void) {
   setup();
   tu_run("concurrent_calls", test_concurrent_calls);
+  tu_run("inside_omp_region", test_inside_omp_region);
   return tu_summary();
 }
