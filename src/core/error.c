@@ -35,8 +35,7 @@ nkl_status nkl__fail(nkl_status status, const char *fmt, ...) {
   vsnprintf(body, sizeof body, fmt, ap);
   va_end(ap);
   const size_t k = strlen(g_op);
-  /* "qknorm_fwd(q): ..." names qknorm_fwd too */
-  const int named = k == 0 || (strncmp(body, g_op, k) == 0 && (body[k] == ':' || body[k] == '('));
+  const int named = k == 0 || (strncmp(body, g_op, k) == 0 && body[k] == ':');
   size_t n = put(put(0, nkl_status_name(status)), ": ");
   if (!named) n = put(put(n, g_op), ": ");
   put(n, body);

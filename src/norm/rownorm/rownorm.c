@@ -457,25 +457,25 @@ NKL_ENTRY_TEXT static void qk_pair(const void *ctx, int64_t lo, int64_t hi) {
   for (int64_t i = lo; i < hi; i++) ((nkl_range_fn)both[i]->k->fn)(&both[i]->a, 0, both[i]->m);
 }
 
+/* One half of QKNorm: an RMSNorm request whose messages use QKNorm's argument names. */
+NKL_ENTRY_TEXT static rn_req qk_half(const nkl_tensor *x, const nkl_tensor *w, float eps,
+                                     nkl_tensor *y, const char *x_name, const char *w_name,
+                                     const char *y_name) {
+  return (rn_req){REQ("qknorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
+                  .x = x,
+                  .w = w,
+                  .y = y,
+                  .eps = eps,
+                  .x_name = x_name,
+                  .w_name = w_name,
+                  .y_name = y_name};
+}
+
 nkl_status nkl_qknorm_fwd(const nkl_tensor *q, const nkl_tensor *k, const nkl_tensor *q_w,
                           const nkl_tensor *k_w, float eps, nkl_tensor *q_out, nkl_tensor *k_out) {
   nkl__begin("qknorm_fwd");
-  const rn_req rq = {REQ("qknorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
-                     .x = q,
-                     .w = q_w,
-                     .y = q_out,
-                     .eps = eps,
-                     .x_name = "q",
-                     .y_name = "q_out",
-                     .w_name = "q_w"};
-  const rn_req rk = {REQ("qknorm_fwd", rmsnorm_fwd, ROWNORM_RMS, 0),
-                     .x = k,
-                     .w = k_w,
-                     .y = k_out,
-                     .eps = eps,
-                     .x_name = "k",
-                     .y_name = "k_out",
-                     .w_name = "k_w"};
+  const rn_req rq = qk_half(q, q_w, eps, q_out, "q", "q_w", "q_out");
+  const rn_req rk = qk_half(k, k_w, eps, k_out, "k", "k_w", "k_out");
   rn_plan pq, pk;
   nkl_status s;
   if ((s = prepare(&rq, &pq)) || (s = prepare(&rk, &pk))) return s;
