@@ -38,6 +38,22 @@ last=$("$NKL" check --family conv | tail -1)
 expect "garbage descriptor exits 2" 2 "$NKL" check --desc "garbage [[["
 expect "unknown op exits 2" 2 "$NKL" check --op NoSuchOp
 expect "unknown key exits 2" 2 "$NKL" check --desc "RMSNormFwd dtype=f32 x=[3,5] typo=1"
+# --id: Op:W8 and Op/W8 select one workload; a selection that matches nothing says why
+n=$("$NKL" list --id RMSNormFwd/W2 | wc -l)
+[ "$n" = 1 ] && ok "--id Op/W2 selects one workload" || bad "--id RMSNormFwd/W2 listed $n"
+expect_msg() { # name, message fragment, command...
+  local name=$1 want=$2
+  shift 2
+  out=$("$@" 2>&1)
+  local got=$?
+  if [ "$got" = 2 ] && echo "$out" | grep -qF -- "$want"; then ok "$name"; else bad "$name (exit $got): $out"; fi
+}
+expect_msg "unknown id named with the id syntax" "no workload RMSNormFwd:W99 (ids are W1, W2" \
+  "$NKL" list --id RMSNormFwd:W99
+expect_msg "--op and --id naming different ops" "--op RMSNormFwd and --id LayerNormFwd:W1 name different ops" \
+  "$NKL" check --op RMSNormFwd --id LayerNormFwd:W1
+expect_msg "op outside --family" "op RMSNormFwd is in family norm, not pool" \
+  "$NKL" bench --op RMSNormFwd --family pool --baselines none
 expect "bad dtype exits 2" 2 "$NKL" check --desc "RMSNormFwd dtype=f64 x=[3,5]"
 expect "unknown option exits 2" 2 "$NKL" bench --frobnicate
 expect "unknown command exits 2" 2 "$NKL" frobnicate

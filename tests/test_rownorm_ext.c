@@ -365,37 +365,44 @@ static void strided_and_in_place(op_t op) {
   }
 }
 
-/* Bit-identical outputs and statistics on every ISA and with 1, 2 and 3 threads. */
+/* Bit-identical outputs and statistics on every ISA and with 1, 2 and 3 threads. The
+ * shapes: n = 1037 (16 groups of 64 and a tail), 1069 (two full vectors after the groups)
+ * with w and b in x's dtype (the quantized norms' f32 copies, QUANT_WF32_MAX_N) and 4133
+ * with f32 w and b (read as given): every way the quantized norms load w and b, in order or
+ * lane-swapped (vf_load_ls). */
 static void bitwise(op_t op) {
   nkl_isa isas[NKL_ISA_COUNT];
   const int nisa = tu_isas(isas);
-  for (int d = 0; d < 3; d++) {
-    const ec c = {op, kX[d], kX[d], 69, 1037, 1037, PLAIN, false};
-    eb ref;
-    fill_case(&c, &ref, 99);
-    nkl_set_max_isa(NKL_ISA_SCALAR);
-    nkl_set_num_threads(1);
-    CHECK_STATUS(call(&c, &ref), NKL_OK);
-    const size_t yb = (size_t)(c.m * c.n) * nkl_dtype_size(yt(&c)),
-                 xb = (size_t)(c.m * c.n) * nkl_dtype_size(c.xt);
-    for (int k = 0; k < nisa; k++)
-      for (int t = 1; t <= 3; t++) {
-        eb B;
-        fill_case(&c, &B, 99);
-        nkl_set_max_isa(isas[k]);
-        nkl_set_num_threads(t);
-        CHECK_STATUS(call(&c, &B), NKL_OK);
-        bool same = memcmp(B.y, ref.y, yb) == 0 && memcmp(B.rstd, ref.rstd, (size_t)c.m * 4) == 0 &&
-                    memcmp(B.mean, ref.mean, (size_t)c.m * 4) == 0 &&
-                    memcmp(B.scale, ref.scale, (size_t)c.m * 4) == 0;
-        if (B.ro) same = same && memcmp(B.ro, ref.ro, xb) == 0;
-        if (B.ky) same = same && memcmp(B.ky, ref.ky, xb) == 0;
-        CHECK(same, "%s %s %s threads=%d differs from scalar/1 thread", kOp[op],
-              nkl_dtype_name(c.xt), nkl_isa_name(isas[k]), t);
-        free_bufs(&c, &B);
-      }
-    free_bufs(&c, &ref);
-  }
+  const int64_t ns[] = {1037, 1069, 4133};
+  for (int d = 0; d < 3; d++)
+    for (int j = 0; j < 3; j++) {
+      const ec c = {op, kX[d], j == 2 ? NKL_F32 : kX[d], 69, ns[j], ns[j], PLAIN, false};
+      eb ref;
+      fill_case(&c, &ref, 99);
+      nkl_set_max_isa(NKL_ISA_SCALAR);
+      nkl_set_num_threads(1);
+      CHECK_STATUS(call(&c, &ref), NKL_OK);
+      const size_t yb = (size_t)(c.m * c.n) * nkl_dtype_size(yt(&c)),
+                   xb = (size_t)(c.m * c.n) * nkl_dtype_size(c.xt);
+      for (int k = 0; k < nisa; k++)
+        for (int t = 1; t <= 3; t++) {
+          eb B;
+          fill_case(&c, &B, 99);
+          nkl_set_max_isa(isas[k]);
+          nkl_set_num_threads(t);
+          CHECK_STATUS(call(&c, &B), NKL_OK);
+          bool same = memcmp(B.y, ref.y, yb) == 0 &&
+                      memcmp(B.rstd, ref.rstd, (size_t)c.m * 4) == 0 &&
+                      memcmp(B.mean, ref.mean, (size_t)c.m * 4) == 0 &&
+                      memcmp(B.scale, ref.scale, (size_t)c.m * 4) == 0;
+          if (B.ro) same = same && memcmp(B.ro, ref.ro, xb) == 0;
+          if (B.ky) same = same && memcmp(B.ky, ref.ky, xb) == 0;
+          CHECK(same, "%s %s n=%lld %s threads=%d differs from scalar/1 thread", kOp[op],
+                nkl_dtype_name(c.xt), (long long)c.n, nkl_isa_name(isas[k]), t);
+          free_bufs(&c, &B);
+        }
+      free_bufs(&c, &ref);
+    }
 }
 
 /* Quantized norms: a thread with a single row recomputes y for its code pass instead of

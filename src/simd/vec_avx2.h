@@ -192,7 +192,9 @@ static inline void nkl__e4m3_store_line(uint8_t *p, __m256i c0, __m256i c1, int 
 
 /* vf_store_e4m3_finite of y[0..3] at p, p + 16, p + 32, p + 48 (see vec_common.h). */
 #define VF_HAVE_E4M3_X4 1
-static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
+/* ls: lane-swapped vectors, which this ISA does not make (vf_lane_swap is the identity) */
+static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int ls, int nt) {
+  (void)ls;
   const __m256i m = _mm256_set1_epi32(0x7FFFFFFF);
   __m256i c[8];
   for (int j = 0; j < 8; j++) {
@@ -216,7 +218,8 @@ static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
  * the same pack steps (unsigned saturation keeps the magnitudes, signed saturation keeps the
  * sign of q0's bits as bit 7 of a byte), packed per vector as they are formed so that few
  * registers stay live, and meet in one AND and one OR per 32 codes. */
-static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) {
+static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int ls, int nt) {
+  (void)ls;
   const __m256i m = _mm256_set1_epi32(0x7FFFFFFF), k = _mm256_set1_epi32(0x80008 - (120 << 23));
   const __m256i low = _mm256_set1_epi32(0xFFFF0);
   const __m256 half = _mm256_set1_ps(0.5f), base = _mm256_set1_ps(0x1p-7f);

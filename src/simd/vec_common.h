@@ -31,6 +31,23 @@ static inline __attribute__((always_inline)) vf vf_load(const void *p, nkl_dtype
   }
 }
 
+/* Lane-swapped loads, for passes whose lanes are independent (element-wise results, lane-wise
+ * sums undone before the lane tree of vf_reduce_add, a max): vf_load_ls gives the vector
+ * vf_lane_swap(vf_load(p, dt)), on an ISA whose shim has a cheaper form of that for bf16
+ * (VF_HAVE_LANE_SWAP, vec_avx512.h: lanes 1 and 2 of four 128-bit lanes exchanged); elsewhere
+ * vf_lane_swap is the identity. Swapping is an involution and commutes with every lane-wise
+ * operation, so results are bit for bit those of the in-order loads. */
+#ifdef VF_HAVE_LANE_SWAP
+static inline __attribute__((always_inline)) vf vf_load_ls(const void *p, nkl_dtype dt) {
+  return dt == NKL_BF16 ? vf_load_bf16_ls((const uint16_t *)p) : vf_lane_swap(vf_load(p, dt));
+}
+#else
+static inline vf vf_lane_swap(vf a) { return a; }
+static inline __attribute__((always_inline)) vf vf_load_ls(const void *p, nkl_dtype dt) {
+  return vf_load(p, dt);
+}
+#endif
+
 static inline __attribute__((always_inline)) void vf_store(void *p, nkl_dtype dt, vf a) {
   switch (dt) {
     case NKL_F16: vf_store_f16((uint16_t *)p, a); break;
@@ -186,7 +203,8 @@ static inline __attribute__((always_inline)) void vf_prefetch_share(const void *
 #ifndef VF_HAVE_E4M3_X4
 /* Portable forms of what vec_avx512.h and vec_avx2.h do faster (same results). Four
  * vectors' e4m3 codes at p, p + 16, p + 32, p + 48 (nt: streamed, p 64-byte aligned): */
-static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
+static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int ls, int nt) {
+  (void)ls; /* vf_lane_swap is the identity here */
   _Alignas(64) uint8_t t[64];
   uint8_t *d = nt ? t : p;
   for (int j = 0; j < 4; j++) vf_store_e4m3_finite(d + 16 * j, y[j]);
@@ -194,8 +212,8 @@ static inline void vf_store_e4m3_finite_x4(uint8_t *p, const vf *y, int nt) {
 }
 /* The division-free encoder of y / s (see vec_avx512.h) has no portable form: always the
  * exact path. */
-static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int nt) {
-  (void)p, (void)y, (void)rv, (void)nt;
+static inline int vf_store_e4m3_quot_x4(uint8_t *p, const vf *y, vf rv, int ls, int nt) {
+  (void)p, (void)y, (void)rv, (void)ls, (void)nt;
   return 0;
 }
 #endif
@@ -254,6 +272,12 @@ static inline uint32_t vu_exclusive_scan(uint32_t *p, int64_t n) {
 static inline int vf_acc4_slot(int64_t nv) { return (int)((nv / VF_LANES) % 4); }
 static inline float vf_acc4_reduce(const vf *acc) {
   return vf_reduce_add(vf_add(vf_add(acc[0], acc[1]), vf_add(acc[2], acc[3])));
+}
+/* The same for accumulators of lane-swapped vectors (ls, vf_load_ls): the lane-wise sums are
+ * swapped back before the lane tree, so the result is vf_acc4_reduce's of in-order loads. */
+static inline float vf_acc4_reduce_ls(const vf *acc, int ls) {
+  const vf s = vf_add(vf_add(acc[0], acc[1]), vf_add(acc[2], acc[3]));
+  return vf_reduce_add(ls ? vf_lane_swap(s) : s);
 }
 
 /* Partial vectors go through a 64-byte aligned buffer: vf_bytes_in(buf, src, bytes) sets

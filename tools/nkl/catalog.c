@@ -152,11 +152,16 @@ int catalog_select(const catalog *c, const selection *s, workload **out, char *e
   }
   const char *op = s->op, *id = s->id;
   char opbuf[48];
-  if (id && strchr(id, ':')) { /* Op:W8 */
-    const size_t k = (size_t)(strchr(id, ':') - id);
+  const char *sep = id ? strpbrk(id, ":/") : NULL;
+  if (sep) { /* Op:W8 (or Op/W8) */
+    const size_t k = (size_t)(sep - id);
     snprintf(opbuf, sizeof opbuf, "%.*s", (int)(k < sizeof opbuf ? k : sizeof opbuf - 1), id);
+    if (s->op && strcmp(s->op, opbuf) != 0) {
+      snprintf(err, el, "--op %s and --id %s name different ops", s->op, s->id);
+      return -1;
+    }
     op = opbuf;
-    id = strchr(id, ':') + 1;
+    id = sep + 1;
   }
   if (op && !catalog_family(c, op)[0]) {
     snprintf(err, el, "unknown op '%s' (see nkl list)", op);
@@ -177,7 +182,15 @@ int catalog_select(const catalog *c, const selection *s, workload **out, char *e
     w[n++] = *it;
   }
   if (n == 0) {
-    snprintf(err, el, "no workload matches the selection");
+    if (op && s->family) /* both are known: the op is in another family */
+      snprintf(err, el, "op %s is in family %s, not %s", op, catalog_family(c, op), s->family);
+    else if (id)
+      snprintf(err, el,
+               "no workload %s%s%s (ids are W1, W2, ... within each op: --id W8 or --id Op:W8; "
+               "see nkl list%s%s)",
+               op ? op : "", op ? ":" : "", id, op ? " --op " : "", op ? op : "");
+    else
+      snprintf(err, el, "no workload matches the selection");
     free(w);
     return -1;
   }
