@@ -47,6 +47,10 @@ static inline __attribute__((always_inline)) vf vf_load_ls(const void *p, nkl_dt
   return vf_load(p, dt);
 }
 #endif
+/* vf_load_ls when ls, else vf_load. */
+static inline __attribute__((always_inline)) vf vf_load_as(const void *p, nkl_dtype dt, int ls) {
+  return ls ? vf_load_ls(p, dt) : vf_load(p, dt);
+}
 
 static inline __attribute__((always_inline)) void vf_store(void *p, nkl_dtype dt, vf a) {
   switch (dt) {
